@@ -1,0 +1,130 @@
+//! What the module-level instructions say, gathered in one pass: definitions
+//! by id, names, `SpecId` and linkage decorations, entry points, and the
+//! boolean and integer types and constants the rewrite reuses.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::Result;
+use crate::module::{Inst, Module, check_id, literal_string};
+use crate::operands::{op, result_pos};
+
+/// `Decoration::SpecId`.
+const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
+/// `Decoration::LinkageAttributes`.
+const DEC_LINKAGE: u32 = spirv::Decoration::LinkageAttributes as u32;
+/// `LinkageType::Export`.
+const LINK_EXPORT: u32 = spirv::LinkageType::Export as u32;
+
+/// Index of the module-level instructions.
+#[derive(Debug, Default)]
+pub struct Globals {
+    /// Module-level definitions by result id.
+    pub defs: HashMap<u32, Inst>,
+    /// `OpName` strings by target id.
+    pub names: HashMap<u32, String>,
+    /// `OpDecorate %x SpecId N`: `(x, N, the decoration)`.
+    pub spec_ids: Vec<(u32, u32, Inst)>,
+    /// Ids decorated `LinkageAttributes … Export`.
+    pub exported: HashSet<u32>,
+    /// `(id, linkage name)` of every `LinkageAttributes` decoration.
+    pub linkage_names: Vec<(u32, String)>,
+    /// The `OpEntryPoint` instructions.
+    pub entry_points: Vec<Inst>,
+    /// The first `OpTypeBool`.
+    pub bool_type: Option<u32>,
+    /// The first `OpConstantTrue` / `OpConstantFalse` of the bool type.
+    pub true_const: Option<u32>,
+    /// See [`Globals::true_const`].
+    pub false_const: Option<u32>,
+    /// Width in bits of each `OpTypeInt`.
+    pub int_width: HashMap<u32, u32>,
+}
+
+impl Globals {
+    /// Scans the module-level instructions of `m`.
+    pub fn scan(m: &Module<'_>) -> Result<Globals> {
+        let mut g = Globals::default();
+        let w = m.words;
+        for &inst in &m.globals {
+            let words = m.inst_words(inst);
+            if let Some(pos) = result_pos(inst.opcode)
+                && pos < words.len()
+            {
+                let id = words[pos];
+                check_id(w, id, inst.at + pos)?;
+                g.defs.insert(id, inst);
+            }
+            match inst.opcode {
+                op::Name if inst.len >= 3 => {
+                    let (s, _) = literal_string(w, inst.at + 2, inst.end())?;
+                    g.names.insert(words[1], s);
+                }
+                op::Decorate if inst.len >= 3 => {
+                    let target = m.id_at(inst.at + 1)?;
+                    match words[2] {
+                        DEC_SPEC_ID if inst.len >= 4 => g.spec_ids.push((target, words[3], inst)),
+                        DEC_LINKAGE if inst.len >= 5 => {
+                            let (s, n) = literal_string(w, inst.at + 3, inst.end())?;
+                            if let Some(&ty) = words.get(3 + n) {
+                                if ty == LINK_EXPORT {
+                                    g.exported.insert(target);
+                                }
+                                g.linkage_names.push((target, s));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                op::EntryPoint if inst.len >= 4 => {
+                    m.id_at(inst.at + 2)?;
+                    literal_string(w, inst.at + 3, inst.end())?;
+                    g.entry_points.push(inst);
+                }
+                op::TypeBool if inst.len >= 2 => {
+                    g.bool_type.get_or_insert(words[1]);
+                }
+                op::TypeInt if inst.len >= 3 => {
+                    g.int_width.insert(words[1], words[2]);
+                }
+                op::ConstantTrue | op::ConstantFalse if inst.len >= 3 => {
+                    if Some(words[1]) == g.bool_type {
+                        let slot = if inst.opcode == op::ConstantTrue {
+                            &mut g.true_const
+                        } else {
+                            &mut g.false_const
+                        };
+                        slot.get_or_insert(words[2]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(g)
+    }
+
+    /// The result type of a module-level value, if it has one.
+    pub fn type_of(&self, m: &Module<'_>, id: u32) -> Option<u32> {
+        let inst = self.defs.get(&id)?;
+        (result_pos(inst.opcode) == Some(2)).then(|| m.words[inst.at + 1])
+    }
+
+    /// `%id` with its `OpName` if it has one: `%12 (main)`.
+    pub fn display_id(&self, id: u32) -> String {
+        match self.names.get(&id) {
+            Some(n) => format!("%{id} ({n})"),
+            None => format!("%{id}"),
+        }
+    }
+
+    /// A function as people name it: its `OpName`, else its linkage name,
+    /// else `%id`.
+    pub fn function_name(&self, id: u32) -> String {
+        if let Some(n) = self.names.get(&id) {
+            return n.clone();
+        }
+        if let Some((_, n)) = self.linkage_names.iter().find(|(t, _)| *t == id) {
+            return n.clone();
+        }
+        format!("%{id}")
+    }
+}

@@ -1,0 +1,79 @@
+//! Reading the predicate table without changing anything: what
+//! `rspv-specialize inspect` prints and JIT loaders can query.
+
+use crate::error::Result;
+use crate::globals::Globals;
+use crate::module::{Module, words_from_bytes};
+use crate::table::{self, Predicate};
+use crate::target::Target;
+
+/// The predicate table of a module, as [`inspect`] reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inspection {
+    /// True when the module has a predicate table.
+    pub has_table: bool,
+    /// The table's entries in table order (empty without a table).
+    pub predicates: Vec<Predicate>,
+}
+
+/// One predicate's value for one target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    /// The predicate's SpecId.
+    pub spec_id: u32,
+    /// The predicate's name.
+    pub name: String,
+    /// Its value for the target.
+    pub value: bool,
+    /// A note when the module names something the tables do not know.
+    pub note: Option<String>,
+}
+
+impl Inspection {
+    /// The value of every predicate for `target`, in table order.
+    pub fn resolve(&self, target: &Target<'_>) -> Result<Vec<Resolved>> {
+        self.predicates
+            .iter()
+            .map(|p| {
+                let e = target.evaluate(&p.name).map_err(|m| crate::error::Error::Table {
+                    offset: 0,
+                    message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
+                })?;
+                Ok(Resolved {
+                    spec_id: p.spec_id,
+                    name: p.name.clone(),
+                    value: e.value,
+                    note: e.note,
+                })
+            })
+            .collect()
+    }
+}
+
+/// Reads the predicate table of a module given as bytes (either byte order).
+///
+/// ```
+/// let bytes = std::fs::read("tests/golden/direct-branch/input.spv").unwrap();
+/// let table = rspv_specialize::inspect(&bytes).unwrap();
+/// assert!(table.has_table);
+/// ```
+pub fn inspect(bytes: &[u8]) -> Result<Inspection> {
+    let (words, _) = words_from_bytes(bytes)?;
+    inspect_words(&words)
+}
+
+/// Reads the predicate table of a module given as host-order words.
+pub fn inspect_words(words: &[u32]) -> Result<Inspection> {
+    let m = Module::parse(words)?;
+    let g = Globals::scan(&m)?;
+    Ok(match table::read(&m, &g)? {
+        Some(t) => Inspection {
+            has_table: true,
+            predicates: t.predicates,
+        },
+        None => Inspection {
+            has_table: false,
+            predicates: Vec::new(),
+        },
+    })
+}

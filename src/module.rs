@@ -1,0 +1,391 @@
+//! Lossless word-level view of a SPIR-V module.
+//!
+//! The module is kept as its words plus a small index: the header, the
+//! module-level instructions (everything before the first `OpFunction`) and
+//! the word range of each function. Nothing is decoded beyond what a decision
+//! needs, so instructions the pass does not touch are written back word for
+//! word, unknown opcodes and module-level `OpExtInst` pass through (every
+//! instruction states its own length), and a function no predicate reaches can
+//! be copied as one word range. Both byte orders are read; [`Endian`] records
+//! which one so the output keeps it.
+
+use crate::error::{Result, binary};
+
+/// The SPIR-V magic number, as read in the module's own byte order.
+pub const MAGIC: u32 = 0x0723_0203;
+/// Number of words in the module header.
+pub const HEADER_WORDS: usize = 5;
+
+/// Byte order of a module's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endian {
+    /// Little-endian words (what every producer here writes).
+    Little,
+    /// Big-endian words.
+    Big,
+}
+
+/// Converts module bytes to host words, detecting the byte order from the
+/// magic number. Errors name the byte offset.
+pub fn words_from_bytes(bytes: &[u8]) -> Result<(Vec<u32>, Endian)> {
+    if bytes.len() % 4 != 0 {
+        return Err(binary(
+            bytes.len() - bytes.len() % 4,
+            format!(
+                "module length {} bytes is not a multiple of 4",
+                bytes.len()
+            ),
+        ));
+    }
+    if bytes.len() < HEADER_WORDS * 4 {
+        return Err(binary(
+            0,
+            format!(
+                "module has {} words, fewer than the 5-word header",
+                bytes.len() / 4
+            ),
+        ));
+    }
+    let first = [bytes[0], bytes[1], bytes[2], bytes[3]];
+    let endian = if u32::from_le_bytes(first) == MAGIC {
+        Endian::Little
+    } else if u32::from_be_bytes(first) == MAGIC {
+        Endian::Big
+    } else {
+        return Err(binary(
+            0,
+            format!(
+                "bad magic number 0x{:08x} (expected 0x07230203 in either byte order)",
+                u32::from_le_bytes(first)
+            ),
+        ));
+    };
+    let words = bytes
+        .chunks_exact(4)
+        .map(|c| {
+            let w = [c[0], c[1], c[2], c[3]];
+            match endian {
+                Endian::Little => u32::from_le_bytes(w),
+                Endian::Big => u32::from_be_bytes(w),
+            }
+        })
+        .collect();
+    Ok((words, endian))
+}
+
+/// Serializes host words in the given byte order.
+pub fn bytes_from_words(words: &[u32], endian: Endian) -> Vec<u8> {
+    let mut out = Vec::with_capacity(words.len() * 4);
+    for &w in words {
+        out.extend_from_slice(&match endian {
+            Endian::Little => w.to_le_bytes(),
+            Endian::Big => w.to_be_bytes(),
+        });
+    }
+    out
+}
+
+/// One instruction: where it starts (word index into the module), its opcode
+/// and its word count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Inst {
+    /// Index of the instruction's first word in the module.
+    pub at: usize,
+    /// The opcode (low half of the first word).
+    pub opcode: u16,
+    /// Number of words, including the first.
+    pub len: usize,
+}
+
+impl Inst {
+    /// Byte offset of the instruction in the input.
+    pub fn byte_offset(&self) -> usize {
+        self.at * 4
+    }
+
+    /// Word index just past the instruction.
+    pub fn end(&self) -> usize {
+        self.at + self.len
+    }
+}
+
+/// A function's word range and the instructions that frame it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FunctionRange {
+    /// Result id of the `OpFunction`.
+    pub id: u32,
+    /// Word index of the `OpFunction` instruction.
+    pub start: usize,
+    /// Word index just past the `OpFunctionEnd` instruction.
+    pub end: usize,
+    /// True when the function has no blocks (an imported declaration).
+    pub is_declaration: bool,
+}
+
+/// A parsed module: the words, the header fields and the index.
+#[derive(Debug, Clone)]
+pub struct Module<'w> {
+    /// All words, host order.
+    pub words: &'w [u32],
+    /// Module-level instructions, in order (everything before the first function).
+    pub globals: Vec<Inst>,
+    /// Functions, in order.
+    pub functions: Vec<FunctionRange>,
+}
+
+/// Reads the instruction starting at word `at`, checking its word count.
+pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {
+    let first = words[at];
+    let len = (first >> 16) as usize;
+    let opcode = (first & 0xffff) as u16;
+    if len == 0 {
+        return Err(binary(
+            at * 4,
+            format!("instruction with opcode {opcode} has word count 0"),
+        ));
+    }
+    if at + len > words.len() {
+        return Err(binary(
+            at * 4,
+            format!(
+                "instruction with opcode {opcode} claims {len} words but only {} remain",
+                words.len() - at
+            ),
+        ));
+    }
+    Ok(Inst { at, opcode, len })
+}
+
+/// Iterates over the instructions in `words[start..end]`, which must be
+/// known to hold whole instructions (as every range of a parsed [`Module`]
+/// does).
+pub fn insts(words: &[u32], start: usize, end: usize) -> impl Iterator<Item = Inst> + '_ {
+    let mut at = start;
+    std::iter::from_fn(move || {
+        if at >= end {
+            return None;
+        }
+        let first = words[at];
+        let inst = Inst {
+            at,
+            opcode: (first & 0xffff) as u16,
+            len: (first >> 16) as usize,
+        };
+        at += inst.len.max(1);
+        Some(inst)
+    })
+}
+
+const OP_FUNCTION: u16 = spirv::Op::Function as u16;
+const OP_FUNCTION_END: u16 = spirv::Op::FunctionEnd as u16;
+const OP_LABEL: u16 = spirv::Op::Label as u16;
+
+impl<'w> Module<'w> {
+    /// Indexes `words` (host order, header included). Checks the header and
+    /// every instruction's word count; functions must be closed by
+    /// `OpFunctionEnd` and not nested.
+    pub fn parse(words: &'w [u32]) -> Result<Module<'w>> {
+        if words.len() < HEADER_WORDS {
+            return Err(binary(
+                0,
+                format!(
+                    "module has {} words, fewer than the 5-word header",
+                    words.len()
+                ),
+            ));
+        }
+        if words[0] != MAGIC {
+            return Err(binary(
+                0,
+                format!("bad magic number 0x{:08x}", words[0]),
+            ));
+        }
+        if words[4] != 0 {
+            return Err(binary(
+                16,
+                format!("header schema word is {} (must be 0)", words[4]),
+            ));
+        }
+        let mut globals = Vec::new();
+        let mut functions = Vec::new();
+        let mut open: Option<(u32, usize, bool)> = None;
+        let mut at = HEADER_WORDS;
+        while at < words.len() {
+            let inst = inst_at(words, at)?;
+            match inst.opcode {
+                OP_FUNCTION => {
+                    if open.is_some() {
+                        return Err(binary(
+                            inst.byte_offset(),
+                            "OpFunction inside a function (missing OpFunctionEnd)",
+                        ));
+                    }
+                    if inst.len < 5 {
+                        return Err(binary(inst.byte_offset(), "OpFunction too short"));
+                    }
+                    let id = words[at + 2];
+                    check_id(words, id, inst.at + 2)?;
+                    open = Some((id, at, true));
+                }
+                OP_FUNCTION_END => match open.take() {
+                    Some((id, start, is_declaration)) => functions.push(FunctionRange {
+                        id,
+                        start,
+                        end: inst.end(),
+                        is_declaration,
+                    }),
+                    None => {
+                        return Err(binary(
+                            inst.byte_offset(),
+                            "OpFunctionEnd outside a function",
+                        ));
+                    }
+                },
+                OP_LABEL => match open.as_mut() {
+                    Some(f) => f.2 = false,
+                    None => {
+                        return Err(binary(
+                            inst.byte_offset(),
+                            "OpLabel outside a function",
+                        ));
+                    }
+                },
+                _ => {
+                    if open.is_none() {
+                        if !functions.is_empty() {
+                            return Err(binary(
+                                inst.byte_offset(),
+                                format!(
+                                    "instruction with opcode {} between functions",
+                                    inst.opcode
+                                ),
+                            ));
+                        }
+                        globals.push(inst);
+                    }
+                }
+            }
+            at = inst.end();
+        }
+        if let Some((id, start, _)) = open {
+            return Err(binary(
+                start * 4,
+                format!("function %{id} has no OpFunctionEnd"),
+            ));
+        }
+        Ok(Module {
+            words,
+            globals,
+            functions,
+        })
+    }
+
+    /// The id bound from the header: every id is below it.
+    pub fn bound(&self) -> u32 {
+        self.words[3]
+    }
+
+    /// The words of one instruction.
+    pub fn inst_words(&self, inst: Inst) -> &'w [u32] {
+        &self.words[inst.at..inst.end()]
+    }
+
+    /// Reads an id at word index `at`, checking it against the bound.
+    pub fn id_at(&self, at: usize) -> Result<u32> {
+        let id = self.words[at];
+        check_id(self.words, id, at)?;
+        Ok(id)
+    }
+}
+
+/// Checks `id` (read at word index `at`) is nonzero and below the header bound.
+pub fn check_id(words: &[u32], id: u32, at: usize) -> Result<()> {
+    if id == 0 || id >= words[3] {
+        return Err(binary(
+            at * 4,
+            format!("id {id} is out of range (the header's bound is {})", words[3]),
+        ));
+    }
+    Ok(())
+}
+
+/// Decodes a literal string starting at word index `at` inside an instruction
+/// ending at word index `end`. Returns the string and the number of words it
+/// takes. The string must end in a NUL byte before `end`.
+pub fn literal_string(words: &[u32], at: usize, end: usize) -> Result<(String, usize)> {
+    let mut bytes = Vec::new();
+    let mut i = at;
+    while i < end {
+        for b in words[i].to_le_bytes() {
+            if b == 0 {
+                let s = String::from_utf8_lossy(&bytes).into_owned();
+                return Ok((s, i + 1 - at));
+            }
+            bytes.push(b);
+        }
+        i += 1;
+    }
+    Err(binary(
+        at * 4,
+        "literal string has no terminating NUL within its instruction",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(bound: u32) -> Vec<u32> {
+        vec![MAGIC, 0x0001_0600, 0xffff, bound, 0]
+    }
+
+    #[test]
+    fn rejects_short_and_misaligned_input() {
+        let e = words_from_bytes(&[1, 2, 3]).unwrap_err();
+        assert!(e.to_string().contains("not a multiple of 4"), "{e}");
+        let e = words_from_bytes(&[0; 16]).unwrap_err();
+        assert!(e.to_string().contains("fewer than the 5-word header"), "{e}");
+        let e = words_from_bytes(&[0; 20]).unwrap_err();
+        assert!(e.to_string().contains("bad magic"), "{e}");
+    }
+
+    #[test]
+    fn detects_big_endian() {
+        let words = header(3);
+        let be = bytes_from_words(&words, Endian::Big);
+        let (back, endian) = words_from_bytes(&be).unwrap();
+        assert_eq!(endian, Endian::Big);
+        assert_eq!(back, words);
+        assert_eq!(bytes_from_words(&back, Endian::Big), be);
+    }
+
+    #[test]
+    fn rejects_zero_word_count_and_overrun() {
+        let mut w = header(3);
+        w.push(0x0000_0011); // opcode 17 (OpCapability), word count 0
+        let e = Module::parse(&w).unwrap_err();
+        assert_eq!(e.to_string(), "byte 20: instruction with opcode 17 has word count 0");
+        let mut w = header(3);
+        w.push(0x0005_0011);
+        let e = Module::parse(&w).unwrap_err();
+        assert!(e.to_string().contains("claims 5 words but only 1 remain"), "{e}");
+    }
+
+    #[test]
+    fn rejects_nonzero_schema() {
+        let mut w = header(3);
+        w[4] = 7;
+        let e = Module::parse(&w).unwrap_err();
+        assert_eq!(e.to_string(), "byte 16: header schema word is 7 (must be 0)");
+    }
+
+    #[test]
+    fn literal_string_needs_nul() {
+        let w = [u32::from_le_bytes(*b"abcd")];
+        assert!(literal_string(&w, 0, 1).is_err());
+        let w = [u32::from_le_bytes(*b"abcd"), 0];
+        assert_eq!(literal_string(&w, 0, 2).unwrap(), ("abcd".to_string(), 2));
+        let w = [u32::from_le_bytes(*b"ab\0\0")];
+        assert_eq!(literal_string(&w, 0, 1).unwrap(), ("ab".to_string(), 1));
+    }
+}

@@ -1,0 +1,458 @@
+//! Which words of an instruction are ids, from the SPIR-V grammar.
+//!
+//! The pass must find every use of a predicate-derived value, every call and
+//! every reference to the ids it removes, and rewrite uses of ids it replaces.
+//! That needs the id positions of arbitrary instructions, which this module
+//! reads off rspirv's copy of the core grammar. Operand kinds whose layout
+//! depends on other operands are handled here: literal strings, the
+//! parameters of `ImageOperands`, `MemoryAccess`, `LoopControl` and
+//! `TensorAddressingOperands`, `OpSwitch` literals (whose width is the
+//! selector's), and the embedded opcode of `OpSpecConstantOp`.
+//!
+//! Where the layout cannot be known (an opcode newer than the grammar, or a
+//! parameterised operand this module does not model) the remaining words are
+//! reported as [`Role::MaybeId`], so callers can stay on the safe side.
+
+use std::sync::OnceLock;
+
+use rspirv::grammar::{INSTRUCTION_TABLE, Instruction, OperandKind, OperandQuantifier};
+use spirv::Op;
+
+use crate::error::{Result, binary};
+
+/// What an id-bearing word of an instruction is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The result type.
+    ResultType,
+    /// The result id.
+    Result,
+    /// An id the instruction reads.
+    Use,
+    /// A word whose meaning this module cannot tell: it may be an id.
+    MaybeId,
+}
+
+/// Opcode → grammar entry, built once: an immutable lookup table.
+fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
+    static TABLE: OnceLock<Vec<Option<&'static Instruction<'static>>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let max = INSTRUCTION_TABLE
+            .iter()
+            .map(|i| i.opcode as u32)
+            .max()
+            .unwrap_or(0);
+        let mut t = vec![None; max as usize + 1];
+        for inst in INSTRUCTION_TABLE.iter() {
+            t[inst.opcode as usize] = Some(inst);
+        }
+        t
+    });
+    table.get(opcode as usize).copied().flatten()
+}
+
+/// The name of an opcode (`OpLoad`), or `Op<number>` when unknown.
+pub fn opname(opcode: u16) -> String {
+    match grammar(opcode) {
+        Some(g) => format!("Op{}", g.opname),
+        None => format!("Op<{opcode}>"),
+    }
+}
+
+/// True when the grammar knows the opcode.
+pub fn is_known(opcode: u16) -> bool {
+    grammar(opcode).is_some()
+}
+
+/// Word index of the result id of an instruction with this opcode, if it
+/// has one (2 when a result type comes first, else 1).
+pub fn result_pos(opcode: u16) -> Option<usize> {
+    let g = grammar(opcode)?;
+    match g.operands {
+        [a, b, ..] if a.kind == OperandKind::IdResultType && b.kind == OperandKind::IdResult => {
+            Some(2)
+        }
+        [a, ..] if a.kind == OperandKind::IdResult => Some(1),
+        _ => None,
+    }
+}
+
+/// Calls `f(word_index_within_inst, role)` for every id-bearing word of the
+/// instruction `words` (its first word included in the slice).
+/// `switch_literal_words(selector)` tells how many words each `OpSwitch` case
+/// literal takes (1 or 2), from the selector's type. `at` is the
+/// instruction's byte offset, for errors.
+pub fn for_each_id(
+    words: &[u32],
+    at: usize,
+    switch_literal_words: &dyn Fn(u32) -> usize,
+    f: &mut dyn FnMut(usize, Role),
+) -> Result<()> {
+    let opcode = (words[0] & 0xffff) as u16;
+    let Some(g) = grammar(opcode) else {
+        (1..words.len()).for_each(|i| f(i, Role::MaybeId));
+        return Ok(());
+    };
+    let mut w = Walker {
+        words,
+        pos: 1,
+        at,
+        opcode,
+        switch_literal_words,
+        f,
+    };
+    w.operands(g.operands)?;
+    if w.pos < words.len() {
+        // Extra words the grammar does not describe: be conservative.
+        (w.pos..words.len()).for_each(|i| (w.f)(i, Role::MaybeId));
+    }
+    Ok(())
+}
+
+struct Walker<'a, 'f> {
+    words: &'a [u32],
+    pos: usize,
+    at: usize,
+    opcode: u16,
+    switch_literal_words: &'a dyn Fn(u32) -> usize,
+    f: &'f mut dyn FnMut(usize, Role),
+}
+
+impl Walker<'_, '_> {
+    fn remaining(&self) -> usize {
+        self.words.len() - self.pos
+    }
+
+    fn too_short(&self) -> crate::error::Error {
+        binary(
+            self.at,
+            format!(
+                "{} has too few operands ({} words)",
+                opname(self.opcode),
+                self.words.len()
+            ),
+        )
+    }
+
+    fn id(&mut self, role: Role) -> Result<()> {
+        if self.remaining() == 0 {
+            return Err(self.too_short());
+        }
+        (self.f)(self.pos, role);
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn skip(&mut self, n: usize) -> Result<()> {
+        if self.remaining() < n {
+            return Err(self.too_short());
+        }
+        self.pos += n;
+        Ok(())
+    }
+
+    fn rest_maybe(&mut self) {
+        while self.pos < self.words.len() {
+            (self.f)(self.pos, Role::MaybeId);
+            self.pos += 1;
+        }
+    }
+
+    fn operands(&mut self, ops: &[rspirv::grammar::LogicalOperand]) -> Result<()> {
+        for op in ops {
+            match op.quantifier {
+                OperandQuantifier::One => self.operand(op.kind)?,
+                OperandQuantifier::ZeroOrOne => {
+                    if self.remaining() > 0 {
+                        self.operand(op.kind)?;
+                    }
+                }
+                OperandQuantifier::ZeroOrMore => {
+                    while self.remaining() > 0 {
+                        self.operand(op.kind)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn operand(&mut self, kind: OperandKind) -> Result<()> {
+        use OperandKind as K;
+        match kind {
+            K::IdResultType => self.id(Role::ResultType),
+            K::IdResult => self.id(Role::Result),
+            K::IdRef | K::IdMemorySemantics | K::IdScope => self.id(Role::Use),
+            K::LiteralString => {
+                let end = self.words.len();
+                let (_, n) =
+                    crate::module::literal_string(self.words, self.pos, end).map_err(|_| {
+                        binary(
+                            self.at,
+                            format!(
+                                "{}: literal string has no terminating NUL",
+                                opname(self.opcode)
+                            ),
+                        )
+                    })?;
+                self.pos += n;
+                Ok(())
+            }
+            K::LiteralContextDependentNumber => {
+                // Only the last operand of OpConstant / OpSpecConstant.
+                self.pos = self.words.len();
+                Ok(())
+            }
+            K::LiteralSpecConstantOpInteger => {
+                if self.remaining() == 0 {
+                    return Err(self.too_short());
+                }
+                let inner = (self.words[self.pos] & 0xffff) as u16;
+                self.pos += 1;
+                match grammar(inner) {
+                    Some(g) => {
+                        let ops: Vec<_> = g
+                            .operands
+                            .iter()
+                            .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
+                            .cloned()
+                            .collect();
+                        self.operands(&ops)
+                    }
+                    None => {
+                        self.rest_maybe();
+                        Ok(())
+                    }
+                }
+            }
+            K::PairLiteralIntegerIdRef => {
+                // OpSwitch: the literal is as wide as the selector (word 1).
+                let n = (self.switch_literal_words)(self.words[1]);
+                self.skip(n)?;
+                self.id(Role::Use)
+            }
+            K::PairIdRefLiteralInteger => {
+                self.id(Role::Use)?;
+                self.skip(1)
+            }
+            K::PairIdRefIdRef => {
+                self.id(Role::Use)?;
+                self.id(Role::Use)
+            }
+            K::ImageOperands => self.image_operands(),
+            K::MemoryAccess => self.memory_access(),
+            K::TensorAddressingOperands => {
+                let mask = self.mask()?;
+                let ids = (mask & 1 != 0) as usize + (mask & 2 != 0) as usize;
+                (0..ids).try_for_each(|_| self.id(Role::Use))
+            }
+            K::LoopControl
+            | K::Decoration
+            | K::ExecutionMode
+            | K::RawAccessChainOperands
+            | K::FPFastMathMode
+            | K::SelectionControl
+            | K::FunctionControl
+            | K::CooperativeMatrixOperands
+            | K::MatrixMultiplyAccumulateOperands => {
+                // Literal parameters only (or none); they end the instruction
+                // whenever they occur in the grammar.
+                self.skip(1)?;
+                if matches!(kind, K::LoopControl | K::Decoration | K::ExecutionMode) {
+                    self.pos = self.words.len();
+                }
+                Ok(())
+            }
+            K::TensorOperands => {
+                self.rest_maybe();
+                Ok(())
+            }
+            _ => self.skip(1),
+        }
+    }
+
+    fn mask(&mut self) -> Result<u32> {
+        if self.remaining() == 0 {
+            return Err(self.too_short());
+        }
+        let m = self.words[self.pos];
+        self.pos += 1;
+        Ok(m)
+    }
+
+    fn image_operands(&mut self) -> Result<()> {
+        let mask = self.mask()?;
+        let m = spirv::ImageOperands::from_bits_retain(mask);
+        use spirv::ImageOperands as I;
+        let mut ids = 0;
+        for (flag, n) in [
+            (I::BIAS, 1),
+            (I::LOD, 1),
+            (I::GRAD, 2),
+            (I::CONST_OFFSET, 1),
+            (I::OFFSET, 1),
+            (I::CONST_OFFSETS, 1),
+            (I::SAMPLE, 1),
+            (I::MIN_LOD, 1),
+            (I::MAKE_TEXEL_AVAILABLE, 1),
+            (I::MAKE_TEXEL_VISIBLE, 1),
+            (I::OFFSETS, 1),
+        ] {
+            if m.contains(flag) {
+                ids += n;
+            }
+        }
+        (0..ids).try_for_each(|_| self.id(Role::Use))
+    }
+
+    fn memory_access(&mut self) -> Result<()> {
+        let mask = self.mask()?;
+        let m = spirv::MemoryAccess::from_bits_retain(mask);
+        use spirv::MemoryAccess as M;
+        if m.contains(M::ALIGNED) {
+            self.skip(1)?;
+        }
+        for flag in [
+            M::MAKE_POINTER_AVAILABLE,
+            M::MAKE_POINTER_VISIBLE,
+            M::ALIAS_SCOPE_INTEL_MASK,
+            M::NO_ALIAS_INTEL_MASK,
+        ] {
+            if m.contains(flag) {
+                self.id(Role::Use)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Opcodes the pass inspects, as `u16` for matching on instruction words.
+#[allow(non_upper_case_globals)]
+pub mod op {
+    use super::Op;
+    macro_rules! ops {
+        ($($name:ident),*) => { $(
+            #[doc = concat!("`Op", stringify!($name), "`")]
+            pub const $name: u16 = Op::$name as u16;
+        )* };
+    }
+    ops!(
+        Name,
+        MemberName,
+        Decorate,
+        MemberDecorate,
+        DecorateId,
+        DecorateString,
+        MemberDecorateString,
+        GroupDecorate,
+        GroupMemberDecorate,
+        DecorationGroup,
+        EntryPoint,
+        ExecutionMode,
+        ExecutionModeId,
+        TypeBool,
+        TypeInt,
+        TypeArray,
+        TypePointer,
+        Constant,
+        ConstantNull,
+        ConstantTrue,
+        ConstantFalse,
+        ConstantComposite,
+        SpecConstantTrue,
+        SpecConstantFalse,
+        SpecConstantOp,
+        Variable,
+        Function,
+        FunctionEnd,
+        FunctionParameter,
+        FunctionCall,
+        Label,
+        Branch,
+        BranchConditional,
+        Switch,
+        Return,
+        ReturnValue,
+        Kill,
+        Unreachable,
+        TerminateInvocation,
+        IgnoreIntersectionKHR,
+        TerminateRayKHR,
+        EmitMeshTasksEXT,
+        Phi,
+        SelectionMerge,
+        LoopMerge,
+        LogicalNot,
+        LogicalAnd,
+        LogicalOr,
+        LogicalEqual,
+        LogicalNotEqual,
+        Select,
+        Line,
+        NoLine,
+        Undef
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(words: &[u32]) -> Vec<(usize, Role)> {
+        let mut v = Vec::new();
+        for_each_id(words, 0, &|_| 1, &mut |i, r| v.push((i, r))).unwrap();
+        v
+    }
+
+    #[test]
+    fn load_with_aligned_memory_access() {
+        // %3 = OpLoad %1 %2 Aligned 4
+        let w = [(6 << 16) | Op::Load as u32, 1, 3, 2, 2, 4];
+        assert_eq!(
+            ids(&w),
+            vec![(1, Role::ResultType), (2, Role::Result), (3, Role::Use)]
+        );
+    }
+
+    #[test]
+    fn switch_uses_selector_width() {
+        // OpSwitch %sel %default 7 %a 9 %b, 64-bit selector: literals are 2 words
+        let w = [(9 << 16) | Op::Switch as u32, 5, 6, 7, 0, 10, 9, 0, 11];
+        let mut v = Vec::new();
+        for_each_id(&w, 0, &|_| 2, &mut |i, r| v.push((i, r))).unwrap();
+        assert_eq!(
+            v,
+            vec![(1, Role::Use), (2, Role::Use), (5, Role::Use), (8, Role::Use)]
+        );
+    }
+
+    #[test]
+    fn spec_constant_op_decodes_inner_opcode() {
+        // %3 = OpSpecConstantOp %bool LogicalNot %2
+        let w = [
+            (5 << 16) | Op::SpecConstantOp as u32,
+            1,
+            3,
+            Op::LogicalNot as u32,
+            2,
+        ];
+        assert_eq!(
+            ids(&w),
+            vec![(1, Role::ResultType), (2, Role::Result), (4, Role::Use)]
+        );
+    }
+
+    #[test]
+    fn unknown_opcode_words_may_be_ids() {
+        let w = [(3 << 16) | 0xfff0, 4, 5];
+        assert_eq!(ids(&w), vec![(1, Role::MaybeId), (2, Role::MaybeId)]);
+    }
+
+    #[test]
+    fn truncated_operand_list_is_an_error() {
+        // OpLoad with only a result type
+        let w = [(2 << 16) | Op::Load as u32, 1];
+        let e = for_each_id(&w, 40, &|_| 1, &mut |_, _| {}).unwrap_err();
+        assert_eq!(e.to_string(), "byte 40: OpLoad has too few operands (2 words)");
+    }
+}

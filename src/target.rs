@@ -1,0 +1,322 @@
+//! Target IDs and the value of each predicate for one target.
+//!
+//! A target ID is a processor (canonical name, legacy alias or `-generic`
+//! name) with optional `:feature+` / `:feature-` modifiers for the target-ID
+//! features the processor supports (`sramecc`, `xnack`). `is.X` compares
+//! canonical processors, aliases resolved on both sides; a generic target is
+//! its own processor. `has.EXPR` evaluates clang's feature expression over
+//! the processor's feature map, with `wavefrontsize64` in place of
+//! `wavefrontsize32` when wave64 is asked for on a dual-wave processor.
+
+use std::collections::BTreeSet;
+
+use crate::arch::{ArchTables, Processor};
+use crate::error::{Error, Result};
+use crate::feature_expr;
+
+/// Choices that change a target's feature set.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetOptions {
+    /// Use wave64 on dual-wave processors (clang's `-mwavefrontsize64`).
+    pub wave64: bool,
+}
+
+/// A resolved target: the processor, its target-ID modifiers and features.
+#[derive(Debug, Clone)]
+pub struct Target<'t> {
+    tables: &'t ArchTables,
+    id: String,
+    processor: &'t Processor,
+    modifiers: Vec<(String, bool)>,
+    features: BTreeSet<String>,
+}
+
+/// The value of one predicate for one target, with a note when the module
+/// names something the tables do not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evaluation {
+    /// True or false.
+    pub value: bool,
+    /// Why the value may surprise (unknown processor or feature), if it may.
+    pub note: Option<String>,
+}
+
+/// The kind of a predicate, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PredicateKind {
+    /// `is.<processor>`: `__builtin_amdgcn_processor_is`.
+    Is,
+    /// `has.<expr>`: `__builtin_amdgcn_is_invocable`.
+    Has,
+}
+
+impl PredicateKind {
+    /// Splits a table name into its kind and the text after the prefix.
+    pub fn split(name: &str) -> Option<(PredicateKind, &str)> {
+        if let Some(rest) = name.strip_prefix("is.") {
+            Some((PredicateKind::Is, rest))
+        } else {
+            name.strip_prefix("has.").map(|rest| (PredicateKind::Has, rest))
+        }
+    }
+
+    /// `"is"` or `"has"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PredicateKind::Is => "is",
+            PredicateKind::Has => "has",
+        }
+    }
+}
+
+fn parse_target_id<'t>(
+    tables: &'t ArchTables,
+    id: &str,
+) -> Result<(&'t Processor, Vec<(String, bool)>)> {
+    let mut parts = id.split(':');
+    let name = parts.next().unwrap_or("");
+    let processor = tables.processor(name).ok_or_else(|| Error::UnknownTarget {
+        target: id.to_string(),
+        suggestions: tables.closest_names(name),
+    })?;
+    let bad = |message: String| Error::BadTarget {
+        target: id.to_string(),
+        message,
+    };
+    let mut modifiers: Vec<(String, bool)> = Vec::new();
+    for m in parts {
+        let (feature, on) = match m.strip_suffix('+') {
+            Some(f) => (f, true),
+            None => match m.strip_suffix('-') {
+                Some(f) => (f, false),
+                None => {
+                    return Err(bad(format!(
+                        "modifier `{m}` must end in `+` or `-` (e.g. `xnack+`)"
+                    )));
+                }
+            },
+        };
+        if !processor.target_id_features.iter().any(|f| f == feature) {
+            let supported = if processor.target_id_features.is_empty() {
+                "none".to_string()
+            } else {
+                processor.target_id_features.join(", ")
+            };
+            return Err(bad(format!(
+                "{} does not support the target-ID feature `{feature}` (supported: {supported})",
+                processor.name
+            )));
+        }
+        if modifiers.iter().any(|(f, _)| f == feature) {
+            return Err(bad(format!("`{feature}` is given twice")));
+        }
+        modifiers.push((feature.to_string(), on));
+    }
+    Ok((processor, modifiers))
+}
+
+impl ArchTables {
+    /// Resolves a target ID with default options.
+    pub fn target(&self, id: &str) -> Result<Target<'_>> {
+        self.target_with(id, &TargetOptions::default())
+    }
+
+    /// Resolves a target ID. Unknown processors are an error suggesting the
+    /// closest names; a modifier the processor does not support is an error;
+    /// wave64 on a wave32-only processor is an error.
+    pub fn target_with(&self, id: &str, options: &TargetOptions) -> Result<Target<'_>> {
+        let (processor, modifiers) = parse_target_id(self, id)?;
+        let mut features = processor.features.clone();
+        if options.wave64 {
+            if processor.is_dual_wave() {
+                features.remove("wavefrontsize32");
+                features.insert("wavefrontsize64".to_string());
+            } else if !processor.wavefront_sizes.contains(&64) {
+                return Err(Error::BadTarget {
+                    target: id.to_string(),
+                    message: format!("{} supports wave32 only", processor.name),
+                });
+            }
+        }
+        for (f, on) in &modifiers {
+            if *on {
+                features.insert(f.clone());
+            }
+        }
+        let mut canonical = processor.name.clone();
+        for (f, on) in &modifiers {
+            canonical.push_str(&format!(":{f}{}", if *on { '+' } else { '-' }));
+        }
+        Ok(Target {
+            tables: self,
+            id: canonical,
+            processor,
+            modifiers,
+            features,
+        })
+    }
+}
+
+impl<'t> Target<'t> {
+    /// The canonical target ID (aliases resolved, modifiers as given).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The processor.
+    pub fn processor(&self) -> &'t Processor {
+        self.processor
+    }
+
+    /// The feature set `has.` expressions are evaluated against.
+    pub fn features(&self) -> &BTreeSet<String> {
+        &self.features
+    }
+
+    /// The value of the predicate named `name` (`is.X` or `has.EXPR`) for
+    /// this target. Errors only for names that are neither, or malformed
+    /// expressions.
+    pub fn evaluate(&self, name: &str) -> std::result::Result<Evaluation, String> {
+        match PredicateKind::split(name) {
+            Some((PredicateKind::Is, what)) => Ok(self.evaluate_is(what)),
+            Some((PredicateKind::Has, expr)) => self.evaluate_has(expr),
+            None => Err(format!(
+                "predicate name `{name}` starts with neither `is.` nor `has.`"
+            )),
+        }
+    }
+
+    fn evaluate_is(&self, what: &str) -> Evaluation {
+        match parse_target_id(self.tables, what) {
+            Ok((p, mods)) => {
+                let same = std::ptr::eq(p, self.processor)
+                    && mods.iter().all(|m| self.modifiers.contains(m));
+                Evaluation {
+                    value: same,
+                    note: None,
+                }
+            }
+            Err(Error::UnknownTarget { .. }) => Evaluation {
+                value: false,
+                note: Some(format!(
+                    "processor `{what}` is not in the arch tables (a newer compiler?): false"
+                )),
+            },
+            Err(e) => Evaluation {
+                value: false,
+                note: Some(format!("{e}: false")),
+            },
+        }
+    }
+
+    fn evaluate_has(&self, expr: &str) -> std::result::Result<Evaluation, String> {
+        let unknown = std::cell::RefCell::new(Vec::<String>::new());
+        let known = |f: &str| {
+            self.tables
+                .processors()
+                .iter()
+                .any(|p| p.features.contains(f))
+                || f == "wavefrontsize64"
+                || f == "wavefrontsize32"
+                || f == "xnack"
+                || f == "sramecc"
+        };
+        let value = feature_expr::evaluate(expr, &|f| {
+            if !known(f) {
+                unknown.borrow_mut().push(f.to_string());
+            }
+            self.features.contains(f)
+        })
+        .map_err(|e| format!("feature expression `{expr}`: {e}"))?;
+        let unknown = unknown.into_inner();
+        let note = (!unknown.is_empty()).then(|| {
+            format!(
+                "feature(s) {} not in any processor's table (a newer compiler?): absent",
+                unknown.join(", ")
+            )
+        });
+        Ok(Evaluation { value, note })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn val(target: &str, name: &str) -> bool {
+        let t = ArchTables::embedded();
+        t.target(target).unwrap().evaluate(name).unwrap().value
+    }
+
+    #[test]
+    fn processor_is_resolves_aliases_both_sides() {
+        assert!(val("gfx600", "is.tahiti"));
+        assert!(val("tahiti", "is.gfx600"));
+        assert!(!val("gfx601", "is.tahiti"));
+        assert!(val("gfx950:sramecc+:xnack-", "is.gfx950"));
+    }
+
+    #[test]
+    fn generic_is_its_own_processor() {
+        assert!(!val("gfx9-4-generic", "is.gfx942"));
+        assert!(val("gfx9-4-generic", "is.gfx9-4-generic"));
+        assert!(!val("gfx942", "is.gfx9-4-generic"));
+    }
+
+    #[test]
+    fn unknown_processor_is_false_with_note() {
+        let t = ArchTables::embedded();
+        let e = t.target("gfx950").unwrap().evaluate("is.gfx9999").unwrap();
+        assert!(!e.value);
+        assert!(e.note.unwrap().contains("gfx9999"));
+    }
+
+    #[test]
+    fn has_uses_the_feature_map() {
+        assert!(val("gfx950", "has.mai-insts"));
+        assert!(val("gfx908", "has.mai-insts"));
+        assert!(!val("gfx1100", "has.mai-insts"));
+        assert!(val("gfx950", "has.gfx950-insts"));
+        assert!(!val("gfx942", "has.gfx950-insts"));
+        assert!(val("gfx1100", "has.wmma-256b-insts,wavefrontsize32"));
+        assert!(!val("gfx1201", "has.wmma-256b-insts,wavefrontsize32"));
+        assert!(val("gfx1100", "has."));
+        assert!(val("gfx600", "has."));
+    }
+
+    #[test]
+    fn wave64_swaps_the_wave_feature() {
+        let t = ArchTables::embedded();
+        let o = TargetOptions { wave64: true };
+        let g = t.target_with("gfx1100", &o).unwrap();
+        assert!(!g.evaluate("has.wmma-256b-insts,wavefrontsize32").unwrap().value);
+        assert!(g.evaluate("has.wmma-256b-insts,wavefrontsize64").unwrap().value);
+        assert!(t.target_with("gfx1250", &o).is_err());
+        assert!(t.target_with("gfx950", &o).is_ok());
+    }
+
+    #[test]
+    fn bad_targets() {
+        let t = ArchTables::embedded();
+        match t.target("gfx95").unwrap_err() {
+            Error::UnknownTarget { suggestions, .. } => {
+                assert!(suggestions.contains(&"gfx950".to_string()))
+            }
+            e => panic!("{e}"),
+        }
+        let e = t.target("gfx1100:xnack+").unwrap_err().to_string();
+        assert!(e.contains("does not support the target-ID feature `xnack`"), "{e}");
+        let e = t.target("gfx90a:xnack").unwrap_err().to_string();
+        assert!(e.contains("must end in `+` or `-`"), "{e}");
+        let e = t.target("gfx90a:xnack+:xnack-").unwrap_err().to_string();
+        assert!(e.contains("given twice"), "{e}");
+    }
+
+    #[test]
+    fn unknown_feature_is_absent_with_note() {
+        let t = ArchTables::embedded();
+        let e = t.target("gfx950").unwrap().evaluate("has.quantum-insts").unwrap();
+        assert!(!e.value);
+        assert!(e.note.unwrap().contains("quantum-insts"));
+    }
+}

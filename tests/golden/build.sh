@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Rebuilds every tests/golden/<case>/input.spv from its source and validates it.
+#
+#   <case>/input.ll      -> llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj input.ll -o input.spv
+#                           spirv-val input.spv                      (default/universal env)
+#   <case>/input.spvasm  -> (structured-glsl) input.spvasm was derived BY HAND from the
+#                           glslang output of input.comp (see its header).  This script
+#                           recompiles input.comp with glslangValidator into a temp file,
+#                           checks that the hand-edited assembly still matches it apart from
+#                           the added table, then
+#                           spirv-as --target-env spv1.0 --preserve-numeric-ids input.spvasm -o input.spv
+#                           spirv-val --target-env vulkan1.2 input.spv   (Shader module: vulkan1.2;
+#                           the default env accepts it too)
+#
+# Tools: llc-22 (Debian llvm-22), glslangValidator (glslang-tools),
+#        spirv-as / spirv-dis / spirv-val (Debian spirv-tools 2023.1).
+# Exits non-zero if any step fails.
+set -u
+cd "$(dirname "$0")"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fail=0
+
+check_shape() {   # sanity: table, SpecId and OpSpecConstantFalse present (cases with a table)
+  local c=$1 dis=$TMP/$1.dis
+  spirv-dis "$c/input.spv" -o "$dis" || return 1
+  if [ "$c" = no-table ]; then
+    if grep -qE 'SpecId|llvm.amdgcn.feature.predicate.ids' "$dis"; then echo "$c: unexpected predicate"; return 1; fi
+    return 0
+  fi
+  grep -q 'OpName %llvm_amdgcn_feature_predicate_ids "llvm.amdgcn.feature.predicate.ids"' "$dis" \
+    && grep -q 'SpecId' "$dis" && grep -q 'OpSpecConstantFalse' "$dis" \
+    && grep -q 'OpConstantNull %uchar' "$dis" \
+    || { echo "$c: table / SpecId / OpSpecConstantFalse / OpConstantNull %uchar missing"; return 1; }
+}
+
+for dir in */; do
+  c=${dir%/}
+  if [ -f "$c/input.ll" ]; then
+    if llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj "$c/input.ll" -o "$c/input.spv" \
+       && spirv-val "$c/input.spv" && check_shape "$c"; then
+      echo "$c: ok (llc-22 -O0, spirv-val)"
+    else
+      echo "$c: FAILED"; fail=1
+    fi
+  elif [ -f "$c/input.spvasm" ]; then
+    ok=1
+    if [ -f "$c/input.comp" ]; then
+      glslangValidator -V "$c/input.comp" -o "$TMP/$c.glslang.spv" >/dev/null || ok=0
+      if [ $ok = 1 ]; then
+        # the hand-edited assembly minus the added lines must equal glslang's output
+        spirv-dis "$TMP/$c.glslang.spv" | grep -v '^;' >"$TMP/$c.glslang.txt"
+        sed '/^; ---- added by hand/,/^; ---- end of the added table/d' "$c/input.spvasm" \
+          | grep -v '^;' | grep -v 'OpCapability Int8' \
+          | grep -v 'OpName %llvm_amdgcn_feature_predicate_ids' >"$TMP/$c.edited.txt"
+        if ! diff -q "$TMP/$c.glslang.txt" "$TMP/$c.edited.txt" >/dev/null; then
+          echo "$c: WARNING: input.spvasm no longer matches glslangValidator's output of input.comp"
+          diff "$TMP/$c.glslang.txt" "$TMP/$c.edited.txt" | head -20
+        fi
+      fi
+    fi
+    if [ $ok = 1 ] \
+       && spirv-as --target-env spv1.0 --preserve-numeric-ids "$c/input.spvasm" -o "$c/input.spv" \
+       && spirv-val --target-env vulkan1.2 "$c/input.spv" && spirv-val "$c/input.spv" \
+       && check_shape "$c"; then
+      echo "$c: ok (glslangValidator + spirv-as, spirv-val --target-env vulkan1.2)"
+    else
+      echo "$c: FAILED"; fail=1
+    fi
+  fi
+done
+
+if [ $fail = 0 ]; then echo "all golden inputs built and valid"; else echo "SOME GOLDEN INPUTS FAILED"; fi
+exit $fail

@@ -12,16 +12,20 @@
 //! table) → [`target`] (values for one GPU) → the rewrite → bytes.
 
 pub mod arch;
+mod disasm;
 pub mod error;
 pub mod feature_expr;
 pub mod globals;
+mod idset;
 pub mod inspect;
 pub mod module;
 pub mod operands;
+pub mod specialize;
 pub mod table;
 pub mod target;
 
 pub use arch::ArchTables;
 pub use error::{Error, Result};
 pub use inspect::{Inspection, Resolved, inspect, inspect_words};
+pub use specialize::{Options, Specialized, specialize, specialize_words};
 pub use target::{Target, TargetOptions};

@@ -1,0 +1,81 @@
+//! A set of ids built for fast membership tests while scanning words.
+//!
+//! Scans over every word of a function ask "is this word one of the ids I
+//! care about?" millions of times, so membership must be a bit test. The bit
+//! vector only spans up to the largest member, and falls back to a sorted
+//! vector when that would be much larger than the module (a hostile bound
+//! must not make us allocate gigabytes).
+
+/// Membership set of ids.
+#[derive(Debug, Clone, Default)]
+pub struct IdSet {
+    bits: Vec<u64>,
+    sorted: Vec<u32>,
+    dense: bool,
+}
+
+impl IdSet {
+    /// Builds the set; `module_words` bounds the size of the bit vector.
+    pub fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
+        let mut sorted: Vec<u32> = ids.into_iter().collect();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let max = sorted.last().copied().unwrap_or(0) as usize;
+        if max / 8 <= module_words.saturating_mul(4).max(1 << 16) {
+            let mut bits = vec![0u64; max / 64 + 1];
+            for &id in &sorted {
+                bits[id as usize / 64] |= 1 << (id % 64);
+            }
+            IdSet {
+                bits,
+                sorted,
+                dense: true,
+            }
+        } else {
+            IdSet {
+                bits: Vec::new(),
+                sorted,
+                dense: false,
+            }
+        }
+    }
+
+    /// True when `id` is a member.
+    #[inline]
+    pub fn contains(&self, id: u32) -> bool {
+        if self.dense {
+            self.bits
+                .get(id as usize / 64)
+                .is_some_and(|w| w & (1 << (id % 64)) != 0)
+        } else {
+            self.sorted.binary_search(&id).is_ok()
+        }
+    }
+
+    /// True when the set has no members.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// True when any of `words` is a member.
+    pub fn any_in(&self, words: &[u32]) -> bool {
+        !self.is_empty() && words.iter().any(|&w| self.contains(w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IdSet;
+
+    #[test]
+    fn dense_and_sparse_agree() {
+        let ids = [3, 64, 65, 1000];
+        let dense = IdSet::new(ids, 1000);
+        let sparse = IdSet::new(ids.iter().copied().chain([u32::MAX - 1]), 10);
+        for id in [0, 3, 4, 63, 64, 65, 999, 1000, 1001, u32::MAX] {
+            assert_eq!(dense.contains(id), ids.contains(&id), "{id}");
+            assert_eq!(sparse.contains(id), ids.contains(&id), "{id}");
+        }
+        assert!(sparse.contains(u32::MAX - 1));
+    }
+}

@@ -1,0 +1,288 @@
+//! Module-level facts for one target: the value of every predicate call site,
+//! the module-scope chain (`OpSpecConstantOp` logic over predicates), and the
+//! boolean constants that replace them.
+//!
+//! Replacement constants reuse what the module has: an existing
+//! `OpConstantTrue/False`, else a predicate call site turned in place into
+//! `OpConstantTrue/False` (its SpecId decoration goes), else a new constant
+//! right after `OpTypeBool`. A candidate is only used if it is defined before
+//! the first module-scope instruction that reads a predicate, so every use
+//! still follows its definition.
+
+use std::collections::HashMap;
+
+use crate::error::Result;
+use crate::globals::Globals;
+use crate::idset::IdSet;
+use crate::module::{Inst, Module};
+use crate::operands::{Role, for_each_id, op};
+use crate::table::PredicateTable;
+
+/// A value in the folding lattice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Val {
+    /// Not known yet.
+    Top,
+    /// A known boolean.
+    Const(bool),
+    /// Equal to this existing id.
+    Same(u32),
+    /// Not known at specialization time.
+    Varying,
+}
+
+/// Module-level state of one specialization.
+pub struct Context<'a> {
+    /// The module.
+    pub m: &'a Module<'a>,
+    /// Its module-level index.
+    pub globals: &'a Globals,
+    /// Predicate call site → its value for the target.
+    pub site_value: HashMap<u32, bool>,
+    /// Module-scope `OpSpecConstantOp` results computed from predicates.
+    pub module_chain: HashMap<u32, Val>,
+    /// Bool chain ids (sites and boolean module-scope chain values).
+    chain: IdSet,
+    /// Ids whose uses make a function need rewriting.
+    pub touch: IdSet,
+    bool_consts: HashMap<u32, bool>,
+    /// Word index of the first module-scope reader of a predicate.
+    first_reader: usize,
+    reps: [Option<u32>; 2],
+    /// Sites turned into `OpConstantTrue/False`, with their value.
+    pub repurposed: HashMap<u32, bool>,
+    /// New constants `(id, value)` to insert after `OpTypeBool`.
+    pub new_consts: Vec<(u32, bool)>,
+    /// Next free id.
+    pub next_id: u32,
+    /// Module-scope instructions that use chain values unfoldably.
+    pub bad_uses: Vec<(Inst, u32)>,
+}
+
+impl<'a> Context<'a> {
+    /// Evaluates the module-scope chain for the given site values.
+    pub fn new(
+        m: &'a Module<'a>,
+        globals: &'a Globals,
+        table: &PredicateTable,
+        values: &HashMap<u32, bool>,
+    ) -> Result<Context<'a>> {
+        let mut site_value = HashMap::new();
+        for p in &table.predicates {
+            for &s in &p.sites {
+                site_value.insert(s, values[&p.spec_id]);
+            }
+        }
+        let mut bool_consts = HashMap::new();
+        for (&id, inst) in &globals.defs {
+            if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
+                && Some(m.words[inst.at + 1]) == globals.bool_type
+            {
+                bool_consts.insert(id, inst.opcode == op::ConstantTrue);
+            }
+        }
+        let mut ctx = Context {
+            m,
+            globals,
+            site_value,
+            module_chain: HashMap::new(),
+            chain: IdSet::default(),
+            touch: IdSet::default(),
+            bool_consts,
+            first_reader: usize::MAX,
+            reps: [None, None],
+            repurposed: HashMap::new(),
+            new_consts: Vec::new(),
+            next_id: m.bound(),
+            bad_uses: Vec::new(),
+        };
+        ctx.module_scope()?;
+        let n = m.words.len();
+        let chain_ids = ctx
+            .site_value
+            .keys()
+            .copied()
+            .chain(
+                ctx.module_chain
+                    .keys()
+                    .copied()
+                    .filter(|id| globals.type_of(m, *id) == globals.bool_type),
+            )
+            .collect::<Vec<_>>();
+        ctx.chain = IdSet::new(chain_ids, n);
+        ctx.touch = IdSet::new(
+            ctx.site_value
+                .keys()
+                .chain(ctx.module_chain.keys())
+                .copied(),
+            n,
+        );
+        Ok(ctx)
+    }
+
+    /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`
+    /// logic and selects over chain values, and records other readers.
+    fn module_scope(&mut self) -> Result<()> {
+        let m = self.m;
+        for &inst in &m.globals {
+            if matches!(
+                inst.opcode,
+                op::Name
+                    | op::MemberName
+                    | op::Decorate
+                    | op::MemberDecorate
+                    | op::DecorateString
+                    | op::MemberDecorateString
+            ) {
+                continue;
+            }
+            let w = m.inst_words(inst);
+            let mut used = Vec::new();
+            for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+                if matches!(role, Role::Use | Role::MaybeId) {
+                    used.push(w[pos]);
+                }
+            })?;
+            if !used.iter().any(|id| self.is_chain_or_folded(*id)) {
+                continue;
+            }
+            self.first_reader = self.first_reader.min(inst.at);
+            let inner = w.get(3).map(|x| (*x & 0xffff) as u16);
+            let is_bool = Some(w.get(1).copied().unwrap_or(0)) == self.globals.bool_type;
+            match (inst.opcode, inner) {
+                (op::SpecConstantOp, Some(o))
+                    if w.len() >= 5
+                        && (o == op::Select || (is_bool && super::function::is_logic(o))) =>
+                {
+                    let v = |i: usize| self.val_of(w[i]);
+                    let val = match o {
+                        op::LogicalNot => match v(4) {
+                            Val::Const(b) => Val::Const(!b),
+                            _ => Val::Varying,
+                        },
+                        op::Select if w.len() >= 7 => match v(4) {
+                            Val::Const(true) => v(5),
+                            Val::Const(false) => v(6),
+                            _ => Val::Varying,
+                        },
+                        o if w.len() >= 6 => super::function::meet_logic(o, v(4), v(5)),
+                        _ => Val::Varying,
+                    };
+                    self.module_chain.insert(w[2], val);
+                }
+                _ => {
+                    for id in used {
+                        if self.site_value.contains_key(&id)
+                            || (self.module_chain.contains_key(&id)
+                                && self.globals.type_of(m, id) == self.globals.bool_type)
+                        {
+                            self.bad_uses.push((inst, id));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn is_chain_or_folded(&self, id: u32) -> bool {
+        self.site_value.contains_key(&id) || self.module_chain.contains_key(&id)
+    }
+
+    fn val_of(&self, id: u32) -> Val {
+        match self.global_val(id) {
+            Some(v) => v,
+            None => Val::Same(id),
+        }
+    }
+
+    /// The lattice value of a module-level id, if it is known (`None` for
+    /// anything that varies, including ordinary spec constants).
+    pub fn global_val(&self, id: u32) -> Option<Val> {
+        if let Some(&b) = self.site_value.get(&id) {
+            return Some(Val::Const(b));
+        }
+        if let Some(&b) = self.bool_consts.get(&id) {
+            return Some(Val::Const(b));
+        }
+        match self.module_chain.get(&id) {
+            Some(Val::Varying) | Some(Val::Top) | None => None,
+            Some(v) => Some(*v),
+        }
+    }
+
+    /// True for boolean chain values defined at module scope (predicate
+    /// sites and logic over them).
+    pub fn is_chain(&self, id: u32) -> bool {
+        self.chain.contains(id)
+    }
+
+    /// The id that replaces a module-level id in every use, if any.
+    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+        if let Some(&b) = self.site_value.get(&id) {
+            if self.repurposed.get(&id) == Some(&b) {
+                return None;
+            }
+            return Some(self.constant(b));
+        }
+        match self.module_chain.get(&id).copied() {
+            Some(Val::Const(b)) => Some(self.constant(b)),
+            Some(Val::Same(x)) => Some(self.global_replacement(x).unwrap_or(x)),
+            _ => None,
+        }
+    }
+
+    /// The integer value of a module-level `OpConstant` / `OpConstantNull`.
+    pub fn int_constant(&self, id: u32) -> Option<u64> {
+        let inst = self.globals.defs.get(&id)?;
+        let w = self.m.inst_words(*inst);
+        self.globals.int_width.get(&w[1])?;
+        match inst.opcode {
+            op::Constant => Some(
+                w[3..]
+                    .iter()
+                    .rev()
+                    .fold(0u64, |acc, &x| (acc << 32) | x as u64),
+            ),
+            op::ConstantNull => Some(0),
+            _ => None,
+        }
+    }
+
+    /// The id of the boolean constant `b`, chosen (or made) on first need.
+    pub fn constant(&mut self, b: bool) -> u32 {
+        if let Some(id) = self.reps[b as usize] {
+            return id;
+        }
+        let pos = |id: &u32| self.globals.defs[id].at;
+        let usable = |id: &u32| pos(id) < self.first_reader;
+        let existing = self
+            .bool_consts
+            .iter()
+            .filter(|(id, v)| **v == b && usable(id))
+            .map(|(id, _)| *id)
+            .min_by_key(pos);
+        let id = existing.unwrap_or_else(|| {
+            let site = self
+                .site_value
+                .keys()
+                .filter(|id| !self.repurposed.contains_key(id) && usable(id))
+                .copied()
+                .min_by_key(pos);
+            match site {
+                Some(s) => {
+                    self.repurposed.insert(s, b);
+                    s
+                }
+                None => {
+                    let id = self.next_id;
+                    self.next_id = self.next_id.wrapping_add(1);
+                    self.new_consts.push((id, b));
+                    id
+                }
+            }
+        });
+        self.reps[b as usize] = Some(id);
+        id
+    }
+}

@@ -1,0 +1,145 @@
+//! Writing the specialized module: module-scope instructions with removed
+//! definitions, their names and decorations and the table's entry-point
+//! interface slots left out, predicate uses rewritten to constants; then the
+//! functions, untouched ones copied as word ranges. Every instruction not
+//! named here keeps its exact words.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::module::{HEADER_WORDS, Module, literal_string};
+use crate::operands::{Role, for_each_id, op, result_pos};
+
+use super::context::Context;
+
+/// Debug and annotation instructions, which name another id in word 1.
+pub fn is_annotation(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::Name
+            | op::MemberName
+            | op::Decorate
+            | op::MemberDecorate
+            | op::DecorateId
+            | op::DecorateString
+            | op::MemberDecorateString
+    )
+}
+
+/// What to leave out or replace.
+pub struct Plan<'p> {
+    /// Ids whose definitions, names and decorations go.
+    pub removed_ids: &'p HashSet<u32>,
+    /// Functions that go.
+    pub removed_functions: &'p HashSet<u32>,
+    /// New words of rewritten functions, by function id.
+    pub rewritten: &'p HashMap<u32, Vec<u32>>,
+    /// New words of module-scope instructions whose operands changed, by
+    /// index into `Module::globals`.
+    pub global_rewrites: &'p HashMap<usize, Vec<u32>>,
+}
+
+/// Rewrites module-scope instructions that read predicates or folded
+/// module-scope values, returning new words by global index. Run before
+/// [`emit`], so that every replacement constant is chosen first.
+pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
+    let mut out = HashMap::new();
+    for (k, &inst) in m.globals.iter().enumerate() {
+        if is_annotation(inst.opcode) {
+            continue;
+        }
+        let w = m.inst_words(inst);
+        if !ctx.touch.any_in(&w[1..]) {
+            continue;
+        }
+        let mut positions = Vec::new();
+        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+            if role == Role::Use {
+                positions.push(pos);
+            }
+        });
+        let mut new = w.to_vec();
+        let mut changed = false;
+        for pos in positions {
+            if let Some(r) = ctx.global_replacement(w[pos]) {
+                new[pos] = r;
+                changed = true;
+            }
+        }
+        if changed {
+            out.insert(k, new);
+        }
+    }
+    out
+}
+
+/// The output words.
+pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
+    let words = m.words;
+    let mut out = Vec::with_capacity(words.len());
+    out.extend_from_slice(&words[..HEADER_WORDS]);
+    out[3] = out[3].max(ctx.next_id);
+    let removed = plan.removed_ids;
+    let sites = &ctx.site_value;
+    let spec_id = spirv::Decoration::SpecId as u32;
+    for (k, &inst) in m.globals.iter().enumerate() {
+        let w = m.inst_words(inst);
+        if let Some(p) = result_pos(inst.opcode)
+            && w.get(p).is_some_and(|id| removed.contains(id))
+        {
+            continue;
+        }
+        match inst.opcode {
+            o if is_annotation(o) => {
+                let target = w.get(1).copied().unwrap_or(0);
+                if removed.contains(&target)
+                    || (o == op::Decorate && w.get(2) == Some(&spec_id) && sites.contains_key(&target))
+                {
+                    continue;
+                }
+                out.extend_from_slice(w);
+            }
+            op::GroupDecorate => {
+                let kept: Vec<u32> = w[2..].iter().copied().filter(|t| !removed.contains(t)).collect();
+                if !kept.is_empty() {
+                    out.push((((kept.len() + 2) as u32) << 16) | op::GroupDecorate as u32);
+                    out.push(w[1]);
+                    out.extend(kept);
+                }
+            }
+            op::EntryPoint => {
+                let (_, n) = literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
+                let head = &w[..3 + n];
+                let iface: Vec<u32> = w[3 + n..].iter().copied().filter(|t| !removed.contains(t)).collect();
+                out.push((((head.len() + iface.len()) as u32) << 16) | op::EntryPoint as u32);
+                out.extend_from_slice(&head[1..]);
+                out.extend(iface);
+            }
+            op::SpecConstantTrue | op::SpecConstantFalse
+                if ctx.repurposed.contains_key(&w[2]) =>
+            {
+                let opcode = if ctx.repurposed[&w[2]] { op::ConstantTrue } else { op::ConstantFalse };
+                out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], w[2]]);
+            }
+            _ => match plan.global_rewrites.get(&k) {
+                Some(new) => out.extend_from_slice(new),
+                None => out.extend_from_slice(w),
+            },
+        }
+        if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
+            for &(id, b) in &ctx.new_consts {
+                let opcode = if b { op::ConstantTrue } else { op::ConstantFalse };
+                out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], id]);
+            }
+        }
+    }
+    for f in &m.functions {
+        if plan.removed_functions.contains(&f.id) {
+            continue;
+        }
+        match plan.rewritten.get(&f.id) {
+            Some(new) => out.extend_from_slice(new),
+            None => out.extend_from_slice(&words[f.start..f.end]),
+        }
+    }
+    out
+}

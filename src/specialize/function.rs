@@ -1,0 +1,905 @@
+//! The per-function rewrite: fold what the predicates decide, drop the dead
+//! arms, repair phis and merge instructions.
+//!
+//! Only functions that use a predicate (or a module-level value computed from
+//! one) come here; all others are copied as word ranges.
+//!
+//! Algorithm: sparse conditional constant propagation (Wegman–Zadeck) over the
+//! function's CFG, restricted to what predicates can reach. Each value is
+//! `Top` (not yet known), `Const(b)`, `Same(x)` (equal to the existing value
+//! `x`) or `Varying`. Boolean constants and the resolved predicates seed the
+//! lattice; `OpLogical*`, `OpSelect` and `OpPhi` propagate it; a conditional
+//! branch (or `OpSwitch`) on a known value makes only one edge executable.
+//! Blocks no executable edge reaches are removed, phis lose the pairs of
+//! removed edges, instructions whose value became known are deleted and their
+//! uses rewritten. Because only executable edges feed phis, `p && i < n`
+//! loop conditions (a phi of `false` and `i < n`) fold exactly when `p` is
+//! false. Merge instructions are kept valid: a folded selection loses its
+//! `OpSelectionMerge`; a loop whose continue target died loses its loop
+//! construct; a merge block still named by a live header but no longer
+//! reached becomes `OpLabel; OpUnreachable`. Blocks are re-ordered only where
+//! a block would otherwise precede its new dominator.
+//!
+//! Separately, a flow-insensitive pass marks the *chain*: boolean values
+//! computed from predicates through logic ops, boolean selects and phis. A
+//! chain value used by anything else in a live block is an unresolved use.
+
+use std::collections::{HashMap, HashSet};
+
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
+
+use crate::error::{Error, Result};
+use crate::module::{Inst, Module, insts};
+use crate::operands::{Role, for_each_id, op, result_pos};
+
+use super::context::{Context, Val};
+
+/// A use of a chain value the pass cannot fold, found in a live block.
+#[derive(Debug, Clone)]
+pub struct BadUse {
+    /// Label of the block.
+    pub block: u32,
+    /// The using instruction.
+    pub inst: Inst,
+    /// The chain value it uses.
+    pub value: u32,
+}
+
+/// What rewriting one function produced.
+#[derive(Debug, Default)]
+pub struct Rewritten {
+    /// The function's new words (`OpFunction` … `OpFunctionEnd`).
+    pub words: Vec<u32>,
+    /// Callees of live `OpFunctionCall`s, in order.
+    pub callees: Vec<u32>,
+    /// Unresolved uses in live blocks.
+    pub bad_uses: Vec<BadUse>,
+    /// Result ids that no longer exist (deleted instructions, removed blocks).
+    pub removed_ids: Vec<u32>,
+    /// Conditional branches and switches made unconditional.
+    pub branches_folded: usize,
+    /// Selects replaced by their chosen operand.
+    pub selects_folded: usize,
+    /// Phis replaced by their one value.
+    pub phis_folded: usize,
+    /// Blocks removed.
+    pub blocks_removed: usize,
+    /// Local chain values with their defining instruction, for messages.
+    pub chain_defs: HashMap<u32, Inst>,
+}
+
+struct Block {
+    label: u32,
+    /// Instruction indices `[first, end)`, label excluded.
+    first: usize,
+    end: usize,
+}
+
+/// The decoded function.
+struct Func<'m> {
+    words: &'m [u32],
+    insts: Vec<Inst>,
+    /// Per instruction: `(word index within the instruction, role)` of its ids.
+    ids: Vec<Vec<(u32, Role)>>,
+    blocks: Vec<Block>,
+    block_of_label: HashMap<u32, usize>,
+    /// Block index of each instruction (usize::MAX before the first label).
+    block_of_inst: Vec<usize>,
+    /// Defining instruction index of each local result id.
+    def: HashMap<u32, usize>,
+    /// Instructions using each local or global id.
+    users: HashMap<u32, Vec<usize>>,
+}
+
+fn is_terminator(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::Branch
+            | op::BranchConditional
+            | op::Switch
+            | op::Return
+            | op::ReturnValue
+            | op::Kill
+            | op::Unreachable
+            | op::TerminateInvocation
+            | op::IgnoreIntersectionKHR
+            | op::TerminateRayKHR
+            | op::EmitMeshTasksEXT
+    )
+}
+
+pub(super) fn is_logic(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::LogicalNot | op::LogicalAnd | op::LogicalOr | op::LogicalEqual | op::LogicalNotEqual
+    )
+}
+
+impl<'m> Func<'m> {
+    fn decode(m: &Module<'m>, ctx: &Context<'_>, start: usize, end: usize, fname: &str) -> Result<Self> {
+        let words = m.words;
+        let list: Vec<Inst> = insts(words, start, end).collect();
+        let mut f = Func {
+            words,
+            ids: Vec::with_capacity(list.len()),
+            blocks: Vec::new(),
+            block_of_label: HashMap::new(),
+            block_of_inst: Vec::with_capacity(list.len()),
+            def: HashMap::new(),
+            users: HashMap::new(),
+            insts: list,
+        };
+        // Types of local values, for OpSwitch literal widths.
+        let mut local_type: HashMap<u32, u32> = HashMap::new();
+        for (i, inst) in f.insts.iter().enumerate() {
+            let iw = &words[inst.at..inst.end()];
+            if inst.opcode == op::Label {
+                if let Some(b) = f.blocks.last_mut() {
+                    b.end = i;
+                }
+                let label = *iw.get(1).ok_or_else(|| short(inst, fname))?;
+                if f.block_of_label.insert(label, f.blocks.len()).is_some() {
+                    return Err(structure(inst, fname, format!("label %{label} is defined twice")));
+                }
+                f.blocks.push(Block {
+                    label,
+                    first: i + 1,
+                    end: i + 1,
+                });
+            }
+            f.block_of_inst.push(if inst.opcode == op::Label || f.blocks.is_empty() {
+                usize::MAX
+            } else {
+                f.blocks.len() - 1
+            });
+            let mut v = Vec::new();
+            let width = |sel: u32| {
+                let ty = local_type.get(&sel).copied().or_else(|| ctx.globals.type_of(m, sel));
+                match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
+                    Some(w) if *w > 32 => 2,
+                    _ => 1,
+                }
+            };
+            for_each_id(iw, inst.byte_offset(), &width, &mut |pos, role| {
+                v.push((pos as u32, role))
+            })?;
+            let mut ty = None;
+            for &(pos, role) in &v {
+                let id = iw[pos as usize];
+                match role {
+                    Role::Result => {
+                        if id == 0 || id >= m.bound() {
+                            return Err(crate::error::binary(
+                                inst.byte_offset() + pos as usize * 4,
+                                format!("id {id} is out of range (the header's bound is {})", m.bound()),
+                            ));
+                        }
+                        f.def.insert(id, i);
+                        if let Some(t) = ty {
+                            local_type.insert(id, t);
+                        }
+                    }
+                    Role::ResultType => ty = Some(id),
+                    Role::Use | Role::MaybeId => f.users.entry(id).or_default().push(i),
+                }
+            }
+            f.ids.push(v);
+        }
+        if let Some(b) = f.blocks.last_mut() {
+            b.end = f.insts.len() - 1; // before OpFunctionEnd
+        }
+        for b in &f.blocks {
+            if b.first >= b.end || !is_terminator(f.insts[b.end - 1].opcode) {
+                let inst = f.insts[b.first - 1];
+                return Err(structure(
+                    &inst,
+                    fname,
+                    format!("block %{} does not end in a terminator", b.label),
+                ));
+            }
+        }
+        Ok(f)
+    }
+
+    fn inst_words(&self, i: usize) -> &'m [u32] {
+        let inst = self.insts[i];
+        &self.words[inst.at..inst.end()]
+    }
+
+    fn terminator(&self, b: usize) -> usize {
+        self.blocks[b].end - 1
+    }
+
+    /// The merge instruction of a block (the one before its terminator).
+    fn merge_inst(&self, b: usize) -> Option<usize> {
+        let t = self.terminator(b);
+        (t > self.blocks[b].first
+            && matches!(self.insts[t - 1].opcode, op::SelectionMerge | op::LoopMerge))
+            .then_some(t - 1)
+    }
+
+    /// Successor labels of a block's terminator, as word positions.
+    fn successor_positions(&self, b: usize) -> Vec<usize> {
+        let t = self.terminator(b);
+        match self.insts[t].opcode {
+            op::Branch => vec![1],
+            op::BranchConditional => vec![2, 3],
+            op::Switch => self.ids[t]
+                .iter()
+                .filter(|(p, _)| *p >= 2)
+                .map(|(p, _)| *p as usize)
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn successors(&self, b: usize, fname: &str) -> Result<Vec<usize>> {
+        let t = self.terminator(b);
+        let w = self.inst_words(t);
+        self.successor_positions(b)
+            .into_iter()
+            .map(|p| {
+                self.block_of_label.get(&w[p]).copied().ok_or_else(|| {
+                    structure(
+                        &self.insts[t],
+                        fname,
+                        format!("branch target %{} is not a block of this function", w[p]),
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
+fn short(inst: &Inst, fname: &str) -> Error {
+    structure(inst, fname, "instruction too short".to_string())
+}
+
+fn structure(inst: &Inst, fname: &str, message: String) -> Error {
+    Error::Structure {
+        offset: inst.byte_offset(),
+        function: Some(fname.to_string()),
+        message,
+    }
+}
+
+/// Lattice value with the evaluation helpers of SCCP.
+pub(super) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
+    use Val::*;
+    match opcode {
+        op::LogicalAnd => match (a, b) {
+            (Const(false), _) | (_, Const(false)) => Const(false),
+            (Top, _) | (_, Top) => Top,
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalOr => match (a, b) {
+            (Const(true), _) | (_, Const(true)) => Const(true),
+            (Top, _) | (_, Top) => Top,
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x == y),
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Const(true),
+            _ => Varying,
+        },
+        op::LogicalNotEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x != y),
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Const(false),
+            _ => Varying,
+        },
+        _ => Varying,
+    }
+}
+
+struct Sccp<'a, 'm> {
+    f: &'a Func<'m>,
+    ctx: &'a Context<'a>,
+    lat: HashMap<u32, Val>,
+    exec_block: Vec<bool>,
+    exec_edge: HashSet<(usize, usize)>,
+    block_wl: Vec<usize>,
+    value_wl: Vec<u32>,
+    /// Per block: the one successor a folded terminator keeps (by block).
+    decided: HashMap<usize, usize>,
+    fname: &'a str,
+}
+
+impl<'a, 'm> Sccp<'a, 'm> {
+    /// The lattice value of an operand.
+    fn value(&self, id: u32) -> Val {
+        if let Some(v) = self.lat.get(&id) {
+            return match v {
+                Val::Varying => Val::Same(id),
+                other => *other,
+            };
+        }
+        if self.f.def.contains_key(&id) && self.tracked(self.f.def[&id]) {
+            return Val::Top;
+        }
+        match self.ctx.global_val(id) {
+            Some(v) => v,
+            None => Val::Same(id),
+        }
+    }
+
+    /// True for instructions whose value the lattice models.
+    fn tracked(&self, i: usize) -> bool {
+        let opcode = self.f.insts[i].opcode;
+        opcode == op::Phi || opcode == op::Select || is_logic(opcode)
+    }
+
+    fn run(&mut self) -> Result<()> {
+        self.exec_block[0] = true;
+        self.block_wl.push(0);
+        while !self.block_wl.is_empty() || !self.value_wl.is_empty() {
+            while let Some(b) = self.block_wl.pop() {
+                let (first, end) = (self.f.blocks[b].first, self.f.blocks[b].end);
+                for i in first..end {
+                    self.visit(i)?;
+                }
+            }
+            while let Some(id) = self.value_wl.pop() {
+                let users = self.f.users.get(&id).cloned().unwrap_or_default();
+                for u in users {
+                    let b = self.f.block_of_inst[u];
+                    if b != usize::MAX && self.exec_block[b] {
+                        self.visit(u)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn set(&mut self, id: u32, new: Val) {
+        let old = self.lat.get(&id).copied().unwrap_or(Val::Top);
+        let new = match (old, new) {
+            (_, Val::Top) => old,
+            (Val::Top, n) => n,
+            (o, n) if o == n => o,
+            _ => Val::Varying,
+        };
+        if new != old {
+            self.lat.insert(id, new);
+            self.value_wl.push(id);
+        }
+    }
+
+    fn mark_edge(&mut self, from: usize, to: usize) {
+        if self.exec_edge.insert((from, to)) {
+            if self.exec_block[to] {
+                // New incoming edge: phis of `to` must be re-evaluated.
+                let (first, end) = (self.f.blocks[to].first, self.f.blocks[to].end);
+                for i in first..end {
+                    if self.f.insts[i].opcode == op::Phi {
+                        let _ = self.visit(i);
+                    }
+                }
+            } else {
+                self.exec_block[to] = true;
+                self.block_wl.push(to);
+            }
+        }
+    }
+
+    fn visit(&mut self, i: usize) -> Result<()> {
+        let inst = self.f.insts[i];
+        let w = self.f.inst_words(i);
+        let b = self.f.block_of_inst[i];
+        match inst.opcode {
+            op::Phi if w.len() >= 3 => {
+                let mut acc = Val::Top;
+                let mut edges = 0;
+                for pair in w[3..].chunks(2) {
+                    let [v, parent] = pair else { continue };
+                    let Some(&pb) = self.f.block_of_label.get(parent) else {
+                        return Err(structure(
+                            &inst,
+                            self.fname,
+                            format!("OpPhi names %{parent}, which is not a block of this function"),
+                        ));
+                    };
+                    if !self.exec_edge.contains(&(pb, b)) {
+                        continue;
+                    }
+                    edges += 1;
+                    let val = self.value(*v);
+                    acc = match (acc, val) {
+                        (Val::Top, x) | (x, Val::Top) => x,
+                        (x, y) if x == y => x,
+                        _ => Val::Varying,
+                    };
+                }
+                // A local value may stand in for the phi only on a single edge.
+                if let Val::Same(x) = acc
+                    && edges > 1
+                    && self.f.def.contains_key(&x)
+                {
+                    acc = Val::Varying;
+                }
+                self.set(w[2], acc);
+            }
+            opc if is_logic(opc) && w.len() >= 4 => {
+                let a = self.value(w[3]);
+                let v = if opc == op::LogicalNot {
+                    match a {
+                        Val::Const(x) => Val::Const(!x),
+                        Val::Top => Val::Top,
+                        _ => Val::Varying,
+                    }
+                } else if w.len() >= 5 {
+                    meet_logic(opc, a, self.value(w[4]))
+                } else {
+                    Val::Varying
+                };
+                self.set(w[2], v);
+            }
+            op::Select if w.len() >= 6 => {
+                let v = match self.value(w[3]) {
+                    Val::Const(true) => self.value(w[4]),
+                    Val::Const(false) => self.value(w[5]),
+                    Val::Top => Val::Top,
+                    _ => Val::Varying,
+                };
+                self.set(w[2], v);
+            }
+            op::Branch | op::BranchConditional | op::Switch => {
+                let succ = self.f.successors(b, self.fname)?;
+                let chosen = match inst.opcode {
+                    op::BranchConditional => match self.value(w[1]) {
+                        Val::Const(true) => Some(Some(succ[0])),
+                        Val::Const(false) => Some(Some(succ[1])),
+                        Val::Top => Some(None),
+                        _ => None,
+                    },
+                    op::Switch => self.switch_target(i, &succ),
+                    _ => None,
+                };
+                match chosen {
+                    Some(Some(s)) => {
+                        if succ.iter().any(|&x| x != s) {
+                            self.decided.insert(b, s);
+                        }
+                        self.mark_edge(b, s);
+                    }
+                    Some(None) => {} // condition not known yet
+                    None => {
+                        self.decided.remove(&b);
+                        for s in succ {
+                            self.mark_edge(b, s);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// For a switch on a value known to be a module-level integer constant:
+    /// `Some(Some(target))`; on an unknown value `Some(None)`; else `None`.
+    fn switch_target(&self, i: usize, succ: &[usize]) -> Option<Option<usize>> {
+        let w = self.f.inst_words(i);
+        let sel = match self.value(w[1]) {
+            Val::Top => return Some(None),
+            Val::Same(x) if x != w[1] => x,
+            _ => return None,
+        };
+        let value = self.ctx.int_constant(sel)?;
+        // succ[0] is the default, then one per case, in order.
+        let lit = self.f.ids[i]
+            .iter()
+            .filter(|(p, _)| *p >= 3)
+            .map(|(p, _)| *p as usize)
+            .collect::<Vec<_>>();
+        let mut prev = 3;
+        for (k, &label_pos) in lit.iter().enumerate() {
+            let lit_words = &w[prev..label_pos];
+            let case = lit_words
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &x| (acc << 32) | x as u64);
+            if case == value {
+                return Some(Some(succ[k + 1]));
+            }
+            prev = label_pos + 1;
+        }
+        Some(Some(succ[0]))
+    }
+}
+
+/// Specializes one function whose words are `m.words[start..end]`.
+pub fn rewrite(
+    m: &Module<'_>,
+    ctx: &mut Context<'_>,
+    start: usize,
+    end: usize,
+    fname: &str,
+) -> Result<Rewritten> {
+    let f = Func::decode(m, ctx, start, end, fname)?;
+    let mut out = Rewritten::default();
+    if f.blocks.is_empty() {
+        out.words = m.words[start..end].to_vec();
+        return Ok(out);
+    }
+    let n = f.blocks.len();
+    let mut s = Sccp {
+        f: &f,
+        ctx,
+        lat: HashMap::new(),
+        exec_block: vec![false; n],
+        exec_edge: HashSet::new(),
+        block_wl: Vec::new(),
+        value_wl: Vec::new(),
+        decided: HashMap::new(),
+        fname,
+    };
+    s.run()?;
+    let Sccp {
+        lat,
+        exec_block: live,
+        decided,
+        ..
+    } = s;
+
+    // The chain: local booleans computed from predicates (flow-insensitive).
+    let chain = local_chain(&f, ctx);
+    for &id in &chain {
+        out.chain_defs.insert(id, f.insts[f.def[&id]]);
+    }
+
+    // What replaces each deleted value.
+    let mut subst: HashMap<u32, Val> = HashMap::new();
+    for (&id, &v) in &lat {
+        let i = f.def[&id];
+        let b = f.block_of_inst[i];
+        if b == usize::MAX || !live[b] {
+            continue;
+        }
+        match v {
+            Val::Const(_) => {
+                subst.insert(id, v);
+            }
+            Val::Same(x) if x != id => {
+                subst.insert(id, v);
+            }
+            _ => {}
+        }
+    }
+
+    // Merge instructions and the blocks they keep alive.
+    let mut merge_action: HashMap<usize, MergeAction> = HashMap::new();
+    let mut stubs: HashSet<usize> = HashSet::new();
+    for b in 0..n {
+        if !live[b] {
+            continue;
+        }
+        let Some(mi) = f.merge_inst(b) else { continue };
+        let mw = f.inst_words(mi);
+        let folded = decided.contains_key(&b);
+        let block_of = |label: u32| {
+            f.block_of_label.get(&label).copied().ok_or_else(|| {
+                structure(
+                    &f.insts[mi],
+                    fname,
+                    format!("merge instruction names %{label}, which is not a block of this function"),
+                )
+            })
+        };
+        let action = if f.insts[mi].opcode == op::SelectionMerge {
+            if folded {
+                MergeAction::Drop
+            } else {
+                MergeAction::Keep
+            }
+        } else {
+            let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            if live[cont] {
+                MergeAction::Keep
+            } else if folded {
+                MergeAction::Drop
+            } else {
+                MergeAction::ToSelection
+            }
+        };
+        if action != MergeAction::Drop {
+            let merge = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            if !live[merge] {
+                stubs.insert(merge);
+            }
+        }
+        merge_action.insert(mi, action);
+    }
+
+    // Blocks of the result, in an order where each block follows its
+    // immediate dominator.
+    let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
+    let order = dominance_order(&f, &kept, &live, &decided, fname)?;
+    out.blocks_removed = n - kept.len();
+
+    // Emit.
+    let edges = kept_edges(&f, &order, &live, &decided);
+    let mut words = Vec::with_capacity(end - start);
+    let head_end = f.blocks[0].first - 1;
+    for i in 0..head_end {
+        emit_substituted(&f, i, &subst, ctx, &mut words);
+    }
+    for &b in &order {
+        let blk = &f.blocks[b];
+        words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
+        if stubs.contains(&b) {
+            words.extend_from_slice(&[(1 << 16) | op::Unreachable as u32]);
+            continue;
+        }
+        for i in blk.first..blk.end {
+            let inst = f.insts[i];
+            let w = f.inst_words(i);
+            if let Some(a) = merge_action.get(&i) {
+                match a {
+                    MergeAction::Keep => emit_substituted(&f, i, &subst, ctx, &mut words),
+                    MergeAction::Drop => {}
+                    MergeAction::ToSelection => {
+                        words.extend_from_slice(&[(3 << 16) | op::SelectionMerge as u32, w[1], 0])
+                    }
+                }
+                continue;
+            }
+            if let Some(pos) = result_pos(inst.opcode)
+                && let Some(&id) = w.get(pos)
+                && subst.contains_key(&id)
+            {
+                match inst.opcode {
+                    op::Select => out.selects_folded += 1,
+                    op::Phi => out.phis_folded += 1,
+                    _ => {}
+                }
+                out.removed_ids.push(id);
+                continue;
+            }
+            if i == blk.end - 1 && decided.contains_key(&b) {
+                let target = f.blocks[decided[&b]].label;
+                words.extend_from_slice(&[(2 << 16) | op::Branch as u32, target]);
+                out.branches_folded += 1;
+                continue;
+            }
+            if inst.opcode == op::Phi {
+                emit_phi(&f, i, b, &edges, &subst, ctx, &mut words);
+                continue;
+            }
+            if inst.opcode == op::FunctionCall && w.len() >= 4 {
+                out.callees.push(w[3]);
+            }
+            // Chain values used where they cannot be folded.
+            if !allowed_chain_user(&f, i) {
+                for &(pos, role) in &f.ids[i] {
+                    let id = w[pos as usize];
+                    if matches!(role, Role::Use | Role::MaybeId)
+                        && (chain.contains(&id) || ctx.is_chain(id))
+                    {
+                        out.bad_uses.push(BadUse {
+                            block: blk.label,
+                            inst,
+                            value: id,
+                        });
+                    }
+                }
+            }
+            emit_substituted(&f, i, &subst, ctx, &mut words);
+        }
+    }
+    words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
+    out.words = words;
+
+    // Ids that no longer exist: results in removed blocks.
+    for b in 0..n {
+        if live[b] {
+            continue;
+        }
+        if !stubs.contains(&b) {
+            out.removed_ids.push(f.blocks[b].label);
+        }
+        for i in f.blocks[b].first..f.blocks[b].end {
+            if let Some(pos) = result_pos(f.insts[i].opcode)
+                && let Some(&id) = f.inst_words(i).get(pos)
+            {
+                out.removed_ids.push(id);
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MergeAction {
+    Keep,
+    Drop,
+    ToSelection,
+}
+
+/// The edges of the result: `(from, to)` blocks.
+fn kept_edges(
+    f: &Func<'_>,
+    order: &[usize],
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
+) -> HashSet<(usize, usize)> {
+    let mut e = HashSet::new();
+    for &b in order {
+        if !live[b] {
+            continue;
+        }
+        if let Some(&d) = decided.get(&b) {
+            e.insert((b, d));
+        } else if let Ok(succ) = f.successors(b, "") {
+            for s in succ {
+                e.insert((b, s));
+            }
+        }
+    }
+    e
+}
+
+/// True when instruction `i` may consume chain values.
+fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
+    match f.insts[i].opcode {
+        o if is_logic(o) => true,
+        op::Phi => true,
+        op::Select => true, // bool select: any operand; other types: only the condition is bool
+        op::BranchConditional => true, // only its condition can be a value
+        _ => false,
+    }
+}
+
+/// Local chain values: bool results of logic ops, selects and phis with a
+/// chain operand (global or local), to a fixpoint.
+fn local_chain(f: &Func<'_>, ctx: &Context<'_>) -> HashSet<u32> {
+    let mut chain: HashSet<u32> = HashSet::new();
+    let mut work: Vec<u32> = f
+        .users
+        .keys()
+        .copied()
+        .filter(|id| ctx.is_chain(*id))
+        .collect();
+    work.sort_unstable();
+    while let Some(id) = work.pop() {
+        for &u in f.users.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+            let inst = f.insts[u];
+            if !(is_logic(inst.opcode) || inst.opcode == op::Select || inst.opcode == op::Phi) {
+                continue;
+            }
+            let w = f.inst_words(u);
+            if w.len() < 3 || Some(w[1]) != ctx.globals.bool_type {
+                continue;
+            }
+            if chain.insert(w[2]) {
+                work.push(w[2]);
+            }
+        }
+    }
+    chain
+}
+
+/// Copies instruction `i`, rewriting uses of substituted ids.
+fn emit_substituted(
+    f: &Func<'_>,
+    i: usize,
+    subst: &HashMap<u32, Val>,
+    ctx: &mut Context<'_>,
+    out: &mut Vec<u32>,
+) {
+    let w = f.inst_words(i);
+    let start = out.len();
+    out.extend_from_slice(w);
+    for &(pos, role) in &f.ids[i] {
+        if matches!(role, Role::Use | Role::MaybeId)
+            && let Some(r) = replacement(w[pos as usize], subst, ctx)
+        {
+            out[start + pos as usize] = r;
+        }
+    }
+}
+
+/// The id that replaces `id`, if any: chases local substitutions, then the
+/// module-level ones (resolved predicates and folded module-level chain).
+fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &mut Context<'_>) -> Option<u32> {
+    let mut cur = id;
+    for _ in 0..=subst.len() {
+        match subst.get(&cur) {
+            Some(Val::Const(b)) => return Some(ctx.constant(*b)),
+            Some(Val::Same(x)) => cur = *x,
+            _ => break,
+        }
+    }
+    let r = ctx.global_replacement(cur).unwrap_or(cur);
+    (r != id).then_some(r)
+}
+
+/// Copies a phi, keeping only pairs whose edge survives.
+fn emit_phi(
+    f: &Func<'_>,
+    i: usize,
+    b: usize,
+    edges: &HashSet<(usize, usize)>,
+    subst: &HashMap<u32, Val>,
+    ctx: &mut Context<'_>,
+    out: &mut Vec<u32>,
+) {
+    let w = f.inst_words(i);
+    let mut body = vec![w[1], w[2]];
+    for pair in w[3..].chunks(2) {
+        let [v, parent] = pair else { continue };
+        let Some(&pb) = f.block_of_label.get(parent) else { continue };
+        if edges.contains(&(pb, b)) {
+            body.push(replacement(*v, subst, ctx).unwrap_or(*v));
+            body.push(*parent);
+        }
+    }
+    out.push((((body.len() + 1) as u32) << 16) | op::Phi as u32);
+    out.extend_from_slice(&body);
+}
+
+/// Orders `kept` blocks like the input, except that a block whose immediate
+/// dominator (in the rewritten CFG) comes later waits until it is placed.
+fn dominance_order(
+    f: &Func<'_>,
+    kept: &[usize],
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
+    fname: &str,
+) -> Result<Vec<usize>> {
+    let mut g: DiGraph<usize, ()> = DiGraph::new();
+    let mut node: HashMap<usize, NodeIndex> = HashMap::new();
+    for &b in kept {
+        node.insert(b, g.add_node(b));
+    }
+    for &b in kept {
+        if !live[b] {
+            continue;
+        }
+        let succ = match decided.get(&b) {
+            Some(&d) => vec![d],
+            None => f.successors(b, fname)?,
+        };
+        for s in succ {
+            if let Some(&t) = node.get(&s) {
+                g.add_edge(node[&b], t, ());
+            }
+        }
+    }
+    let dom = simple_fast(&g, node[&kept[0]]);
+    let mut placed: HashSet<usize> = HashSet::new();
+    let mut order = Vec::with_capacity(kept.len());
+    let mut waiting: Vec<usize> = Vec::new();
+    let ready = |b: usize, placed: &HashSet<usize>| match dom.immediate_dominator(node[&b]) {
+        Some(d) => placed.contains(&g[d]),
+        None => true,
+    };
+    for &b in kept {
+        if !ready(b, &placed) {
+            waiting.push(b);
+            continue;
+        }
+        order.push(b);
+        placed.insert(b);
+        // Place waiting blocks whose dominator is now placed, repeatedly.
+        loop {
+            let Some(k) = waiting.iter().position(|&w| ready(w, &placed)) else {
+                break;
+            };
+            let w = waiting.remove(k);
+            order.push(w);
+            placed.insert(w);
+        }
+    }
+    order.extend(waiting);
+    Ok(order)
+}

@@ -1,0 +1,128 @@
+//! The module-wide sweep after the per-function rewrite.
+//!
+//! 1. **Dead functions.** Liveness from roots, then sweep (as walrus' gc):
+//!    roots are entry points, `Export`-linked functions, functions referenced
+//!    other than by a call, and functions nothing reached in the input (the
+//!    pass did not kill those, so they stay). A function reached before the
+//!    rewrite but not after it (only dead arms called it) is removed, whether
+//!    it has a body or is an imported declaration.
+//! 2. **The table.** The table variable goes, then each constant and type
+//!    that only it (transitively) used, latest definition first.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::globals::Globals;
+use crate::module::Module;
+use crate::operands::{Role, for_each_id};
+use crate::table::PredicateTable;
+
+/// Functions to remove: reached before the rewrite, unreached after it.
+pub fn dead_functions(
+    all: &[u32],
+    roots: &HashSet<u32>,
+    before: &HashMap<u32, Vec<u32>>,
+    after: &HashMap<u32, Vec<u32>>,
+) -> HashSet<u32> {
+    let reach = |starts: &mut dyn Iterator<Item = u32>, edges: &HashMap<u32, Vec<u32>>| {
+        let mut seen: HashSet<u32> = HashSet::new();
+        let mut stack: Vec<u32> = starts.collect();
+        while let Some(f) = stack.pop() {
+            if seen.insert(f) {
+                stack.extend(edges.get(&f).into_iter().flatten().copied());
+            }
+        }
+        seen
+    };
+    let reached_before = reach(&mut roots.iter().copied(), before);
+    let mut starts = roots
+        .iter()
+        .copied()
+        .chain(all.iter().copied().filter(|f| !reached_before.contains(f)));
+    let reached_after = reach(&mut starts, after);
+    all.iter()
+        .copied()
+        .filter(|f| !reached_after.contains(f))
+        .collect()
+}
+
+/// The table variable and the module-scope ids it uses, transitively, in
+/// definition order.
+pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
+    let mut seen: HashSet<u32> = HashSet::new();
+    let mut stack = vec![table.variable];
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Some(&inst) = g.defs.get(&id) else { continue };
+        let w = m.inst_words(inst);
+        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+            if matches!(role, Role::Use | Role::ResultType) && g.defs.contains_key(&w[pos]) {
+                stack.push(w[pos]);
+            }
+        });
+    }
+    let mut ids: Vec<u32> = seen.into_iter().collect();
+    ids.sort_by_key(|id| g.defs[id].at);
+    ids
+}
+
+/// Which of the table's closure can go: the variable always; any other id
+/// when every module-scope reader of it goes too and no kept function
+/// mentions it (`kept_function_mentions`).
+pub fn removable_table_ids(
+    m: &Module<'_>,
+    closure: &[u32],
+    removed: &HashSet<u32>,
+    kept_function_mentions: &HashSet<u32>,
+    table_variable: u32,
+) -> Vec<u32> {
+    let candidates: HashSet<u32> = closure.iter().copied().collect();
+    // Module-scope readers of each candidate (names and decorations do not
+    // count: they go with what they name).
+    let mut readers: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut anonymous_readers: HashSet<u32> = HashSet::new();
+    for &inst in &m.globals {
+        if crate::specialize::emit::is_annotation(inst.opcode) {
+            continue;
+        }
+        let w = m.inst_words(inst);
+        let result = crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied());
+        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+            if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
+                && candidates.contains(&w[pos])
+            {
+                match result {
+                    Some(r) => readers.entry(w[pos]).or_default().push(r),
+                    // e.g. OpEntryPoint interfaces: handled by the emitter
+                    // for the variable; anything else keeps the id.
+                    None if w[pos] == table_variable => {}
+                    None => {
+                        anonymous_readers.insert(w[pos]);
+                    }
+                }
+            }
+        });
+    }
+    let mut gone: HashSet<u32> = removed.clone();
+    gone.insert(table_variable);
+    let mut out = vec![table_variable];
+    for &id in closure.iter().rev() {
+        if id == table_variable
+            || kept_function_mentions.contains(&id)
+            || anonymous_readers.contains(&id)
+        {
+            continue;
+        }
+        let all_gone = readers
+            .get(&id)
+            .into_iter()
+            .flatten()
+            .all(|r| gone.contains(r));
+        if all_gone {
+            gone.insert(id);
+            out.push(id);
+        }
+    }
+    out
+}

@@ -2,7 +2,7 @@
 //! by id, names, `SpecId` and linkage decorations, entry points, and the
 //! boolean and integer types and constants the rewrite reuses.
 
-use std::collections::{HashMap, HashSet};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::Result;
 use crate::module::{Inst, Module, check_id, literal_string};

@@ -52,6 +52,11 @@ impl IdSet {
         }
     }
 
+    /// The members, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sorted.iter().copied()
+    }
+
     /// True when the set has no members.
     pub fn is_empty(&self) -> bool {
         self.sorted.is_empty()

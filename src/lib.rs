@@ -14,6 +14,7 @@
 pub mod arch;
 mod disasm;
 pub mod error;
+mod fastmap;
 pub mod feature_expr;
 pub mod globals;
 mod idset;

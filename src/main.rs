@@ -88,7 +88,12 @@ struct InspectArgs {
     #[arg(value_name = "IN")]
     input: PathBuf,
     /// Also print each predicate's value for this target ID.
-    #[arg(long, short = 't', value_name = "TARGET", conflicts_with = "all_targets")]
+    #[arg(
+        long,
+        short = 't',
+        value_name = "TARGET",
+        conflicts_with = "all_targets"
+    )]
     target: Option<String>,
     /// Print the value of every predicate for every processor in the tables.
     #[arg(long)]
@@ -194,7 +199,10 @@ fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     };
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut bytes).map_err(io)?;
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
         Ok(bytes)
     } else {
         std::fs::read(path).map_err(io)
@@ -317,7 +325,13 @@ fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
         }
         return match args.format {
             Format::Text => emit(&text_all_targets(&file, &rows, &columns, wave64)),
-            Format::Json => emit_json(&json_all_targets(&file, &inspection, &rows, &columns, wave64)),
+            Format::Json => emit_json(&json_all_targets(
+                &file,
+                &inspection,
+                &rows,
+                &columns,
+                wave64,
+            )),
         }
         .map_err(Failure::from);
     }
@@ -366,7 +380,10 @@ fn rows(tables: &ArchTables, inspection: &Inspection) -> Vec<Row> {
 }
 
 /// Every predicate's value for `target`, by SpecId.
-fn values_for(inspection: &Inspection, target: &Target<'_>) -> Result<BTreeMap<u32, ValueNote>, Error> {
+fn values_for(
+    inspection: &Inspection,
+    target: &Target<'_>,
+) -> Result<BTreeMap<u32, ValueNote>, Error> {
     Ok(inspection
         .resolve(target)?
         .into_iter()
@@ -470,14 +487,24 @@ fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-/// The builtins cell: the first two names and how many more.
+/// The builtins cell: the first two names (without the common
+/// `__builtin_amdgcn_` prefix) and how many more.
 fn builtins_cell(builtins: &[String]) -> String {
-    match builtins.len() {
-        0 => "-".to_string(),
-        1 | 2 => builtins.join(", "),
-        n => format!("{}, {} (+{} more)", builtins[0], builtins[1], n - 2),
+    let short = |b: &String| {
+        b.strip_prefix(BUILTIN_PREFIX)
+            .unwrap_or(b.as_str())
+            .to_string()
+    };
+    match builtins {
+        [] => "-".to_string(),
+        [a] => short(a),
+        [a, b] => format!("{}, {}", short(a), short(b)),
+        [a, b, rest @ ..] => format!("{}, {} (+{} more)", short(a), short(b), rest.len()),
     }
 }
+
+/// Stripped from builtin names in text output (the column header says so).
+const BUILTIN_PREFIX: &str = "__builtin_amdgcn_";
 
 fn text_table(file: &str, rows: &[Row]) -> String {
     if rows.is_empty() {
@@ -486,7 +513,7 @@ fn text_table(file: &str, rows: &[Row]) -> String {
     let mut out = summary(file, rows);
     let w = name_width(rows);
     out.push_str(&format!(
-        "{:>6}  {:<4}  {:>5}  {:<w$}  builtins\n",
+        "{:>6}  {:<4}  {:>5}  {:<w$}  builtins ({BUILTIN_PREFIX}*)\n",
         "SpecId", "kind", "sites", "name"
     ));
     for r in rows {
@@ -536,15 +563,12 @@ fn text_one_target(
     out.push_str(&summary(file, rows));
     let w = name_width(rows);
     out.push_str(&format!(
-        "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  builtins\n",
+        "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  builtins ({BUILTIN_PREFIX}*)\n",
         "SpecId", "kind", "sites", "value", "name"
     ));
     for r in rows {
         let pr = &r.predicate;
-        let (value, note) = values
-            .get(&pr.spec_id)
-            .cloned()
-            .unwrap_or((false, None));
+        let (value, note) = values.get(&pr.spec_id).cloned().unwrap_or((false, None));
         out.push_str(&format!(
             "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  {}\n",
             pr.spec_id,
@@ -597,7 +621,10 @@ fn text_all_targets(
         .unwrap_or(0)
         .max(6);
     // Column headers: SpecIds written vertically, most significant digit on top.
-    let ids: Vec<String> = rows.iter().map(|r| r.predicate.spec_id.to_string()).collect();
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r.predicate.spec_id.to_string())
+        .collect();
     let depth = ids.iter().map(String::len).max().unwrap_or(1);
     for line in 0..depth {
         let mut s = format!("{:<lw$} ", if line + 1 == depth { "SpecId" } else { "" });

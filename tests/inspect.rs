@@ -9,8 +9,8 @@
 //! The library's `inspect` + `Inspection::resolve` and the CLI's JSON output
 //! must agree with it for every golden module and every processor.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
 
 use rspv_specialize::table::Predicate;
 use rspv_specialize::target::PredicateKind;
@@ -194,7 +194,10 @@ fn golden_inputs() -> Vec<(String, PathBuf)> {
         let dir = e.unwrap().path();
         let input = dir.join("input.spv");
         if input.is_file() {
-            out.push((dir.file_name().unwrap().to_string_lossy().into_owned(), input));
+            out.push((
+                dir.file_name().unwrap().to_string_lossy().into_owned(),
+                input,
+            ));
         }
     }
     out.sort();
@@ -206,12 +209,16 @@ fn golden_tables() -> Vec<(String, PathBuf, Inspection)> {
     let out: Vec<_> = golden_inputs()
         .into_iter()
         .filter_map(|(name, path)| {
-            let t = inspect(&std::fs::read(&path).unwrap())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let t =
+                inspect(&std::fs::read(&path).unwrap()).unwrap_or_else(|e| panic!("{name}: {e}"));
             t.has_table.then_some((name, path, t))
         })
         .collect();
-    assert!(out.len() >= 15, "only {} golden modules with a table", out.len());
+    assert!(
+        out.len() >= 15,
+        "only {} golden modules with a table",
+        out.len()
+    );
     out
 }
 
@@ -254,12 +261,22 @@ fn table_from_ll(ll: &str) -> Option<BTreeSet<(String, u32)>> {
 fn embedded_tables_know_exactly_the_reference_processors() {
     let reference = Reference::load();
     let tables = ArchTables::embedded();
-    let ours: BTreeSet<&str> = tables.processors().iter().map(|p| p.name.as_str()).collect();
-    let theirs: BTreeSet<&str> = reference.processors.iter().map(|p| p.name.as_str()).collect();
+    let ours: BTreeSet<&str> = tables
+        .processors()
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
+    let theirs: BTreeSet<&str> = reference
+        .processors
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect();
     assert_eq!(ours, theirs);
     for p in &reference.processors {
         for a in &p.aliases {
-            let t = tables.target(a).unwrap_or_else(|e| panic!("alias {a}: {e}"));
+            let t = tables
+                .target(a)
+                .unwrap_or_else(|e| panic!("alias {a}: {e}"));
             assert_eq!(t.processor().name, p.name, "alias {a}");
         }
         assert_eq!(tables.processor(&p.name).unwrap().generic, p.generic);
@@ -294,7 +311,10 @@ fn golden_tables_match_their_sources() {
         }
         checked += 1;
     }
-    assert!(checked >= 15, "only {checked} golden tables checked against input.ll");
+    assert!(
+        checked >= 15,
+        "only {checked} golden tables checked against input.ll"
+    );
 }
 
 #[test]
@@ -310,7 +330,11 @@ fn every_golden_table_for_every_processor_matches_the_model() {
                     Ok(t) => t,
                     Err(e) => {
                         // Only wave64 on a wave32-only processor may fail.
-                        assert!(wave64 && !p.wavefront_sizes.contains(&64), "{}: {e}", p.name);
+                        assert!(
+                            wave64 && !p.wavefront_sizes.contains(&64),
+                            "{}: {e}",
+                            p.name
+                        );
                         continue;
                     }
                 };
@@ -319,7 +343,8 @@ fn every_golden_table_for_every_processor_matches_the_model() {
                 for r in resolved {
                     let want = reference.value(&p.name, wave64, &r.name);
                     assert_eq!(
-                        r.value, want,
+                        r.value,
+                        want,
                         "{name}: {} (SpecId {}) for {}{}",
                         r.name,
                         r.spec_id,
@@ -395,7 +420,12 @@ fn every_known_name_for_every_processor_matches_the_model() {
     for id in &ids {
         let target = tables.target(id).unwrap_or_else(|e| panic!("{id}: {e}"));
         for r in inspection.resolve(&target).unwrap() {
-            assert_eq!(r.value, reference.value(id, false, &r.name), "{} for {id}", r.name);
+            assert_eq!(
+                r.value,
+                reference.value(id, false, &r.name),
+                "{} for {id}",
+                r.name
+            );
             compared += 1;
         }
     }
@@ -405,7 +435,8 @@ fn every_known_name_for_every_processor_matches_the_model() {
 #[test]
 fn aliases_target_ids_and_generics() {
     let tables = ArchTables::embedded();
-    let by = |target: &str, name: &str| tables.target(target).unwrap().evaluate(name).unwrap().value;
+    let by =
+        |target: &str, name: &str| tables.target(target).unwrap().evaluate(name).unwrap().value;
     // tahiti is gfx600, whichever side names it.
     assert!(by("tahiti", "is.gfx600"));
     assert!(by("gfx600", "is.tahiti"));
@@ -455,6 +486,7 @@ fn unknown_targets_suggest_names() {
 mod cli {
     use super::*;
     use serde_json::Value;
+    use std::collections::BTreeMap;
     use std::process::{Command, Output};
 
     fn run(args: &[&str]) -> Output {
@@ -489,17 +521,26 @@ mod cli {
         value_of: &dyn Fn(&str) -> Option<bool>,
     ) {
         let tables = ArchTables::embedded();
-        let preds = preds.as_array().unwrap_or_else(|| panic!("{what}: no predicates"));
+        let preds = preds
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: no predicates"));
         assert_eq!(preds.len(), inspection.predicates.len(), "{what}");
-        let by_id: BTreeMap<u32, &Predicate> =
-            inspection.predicates.iter().map(|p| (p.spec_id, p)).collect();
+        let by_id: BTreeMap<u32, &Predicate> = inspection
+            .predicates
+            .iter()
+            .map(|p| (p.spec_id, p))
+            .collect();
         for p in preds {
             let id = p["spec_id"].as_u64().unwrap() as u32;
             let name = p["name"].as_str().unwrap();
             let lib = by_id[&id];
             assert_eq!(name, lib.name, "{what}");
             assert_eq!(p["kind"], lib.kind.as_str(), "{what}");
-            assert_eq!(p["call_sites"].as_u64().unwrap() as usize, lib.sites.len(), "{what}");
+            assert_eq!(
+                p["call_sites"].as_u64().unwrap() as usize,
+                lib.sites.len(),
+                "{what}"
+            );
             assert!(p["note"].is_null() || p["note"].is_string(), "{what}");
             let builtins: Vec<&str> = p["builtins"]
                 .as_array()
@@ -508,7 +549,10 @@ mod cli {
                 .map(|b| b.as_str().unwrap())
                 .collect();
             let expected: Vec<&str> = match name.strip_prefix("has.") {
-                Some(expr) => tables.builtins_requiring(expr).map(|b| b.name.as_str()).collect(),
+                Some(expr) => tables
+                    .builtins_requiring(expr)
+                    .map(|b| b.name.as_str())
+                    .collect(),
                 None => vec![],
             };
             assert_eq!(builtins, expected, "{what}: {name}");
@@ -522,7 +566,13 @@ mod cli {
     #[test]
     fn json_for_one_target_matches_the_model() {
         let reference = Reference::load();
-        let cases = ["alias-and-or", "dispatch-chain", "multi-callsite", "empty-has", "direct-branch"];
+        let cases = [
+            "alias-and-or",
+            "dispatch-chain",
+            "multi-callsite",
+            "empty-has",
+            "direct-branch",
+        ];
         let targets = [
             "gfx950",
             "gfx942",
@@ -540,7 +590,11 @@ mod cli {
             for target in targets {
                 let v = json(&["inspect", "--format", "json", "--target", target, &path]);
                 let what = format!("{case} --target {target}");
-                let canonical = ArchTables::embedded().target(target).unwrap().id().to_string();
+                let canonical = ArchTables::embedded()
+                    .target(target)
+                    .unwrap()
+                    .id()
+                    .to_string();
                 assert_eq!(v["target"], canonical.as_str(), "{what}");
                 assert_eq!(v["has_table"], true, "{what}");
                 check_predicates(&what, &v["predicates"], &inspection, &|n| {
@@ -548,13 +602,23 @@ mod cli {
                 });
             }
             // wave64 on a dual-wave processor.
-            let v = json(&["inspect", "--format", "json", "--wave64", "--target", "gfx1100", &path]);
-            check_predicates(&format!("{case} gfx1100 wave64"), &v["predicates"], &inspection, &|n| {
-                Some(reference.value("gfx1100", true, n))
-            });
+            let v = json(&[
+                "inspect", "--format", "json", "--wave64", "--target", "gfx1100", &path,
+            ]);
+            check_predicates(
+                &format!("{case} gfx1100 wave64"),
+                &v["predicates"],
+                &inspection,
+                &|n| Some(reference.value("gfx1100", true, n)),
+            );
             // Without a target: the same, without values.
             let v = json(&["inspect", "--format", "json", &path]);
-            check_predicates(&format!("{case} (no target)"), &v["predicates"], &inspection, &|_| None);
+            check_predicates(
+                &format!("{case} (no target)"),
+                &v["predicates"],
+                &inspection,
+                &|_| None,
+            );
         }
     }
 
@@ -571,9 +635,12 @@ mod cli {
             for t in targets {
                 let target = t["target"].as_str().unwrap();
                 assert!(seen.insert(target.to_string()), "{target} twice");
-                check_predicates(&format!("{case} all/{target}"), &t["predicates"], &inspection, &|n| {
-                    Some(reference.value(target, false, n))
-                });
+                check_predicates(
+                    &format!("{case} all/{target}"),
+                    &t["predicates"],
+                    &inspection,
+                    &|n| Some(reference.value(target, false, n)),
+                );
             }
         }
     }
@@ -585,17 +652,50 @@ mod cli {
             .into_iter()
             .find(|(_, _, t)| t.predicates.iter().any(|p| p.name == "is.gfx942"))
             .expect("a golden module with is.gfx942");
-        let v = json(&["inspect", "--format", "json", "--target", "gfx9-4-generic", &golden(&case)]);
+        let v = json(&[
+            "inspect",
+            "--format",
+            "json",
+            "--target",
+            "gfx9-4-generic",
+            &golden(&case),
+        ]);
         let preds = v["predicates"].as_array().unwrap();
         let is942 = preds.iter().find(|p| p["name"] == "is.gfx942").unwrap();
         assert_eq!(is942["value"], false);
-        let v = json(&["inspect", "--format", "json", "--target", "gfx942", &golden(&case)]);
-        let is942 = v["predicates"].as_array().unwrap().iter().find(|p| p["name"] == "is.gfx942").cloned().unwrap();
+        let v = json(&[
+            "inspect",
+            "--format",
+            "json",
+            "--target",
+            "gfx942",
+            &golden(&case),
+        ]);
+        let is942 = v["predicates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "is.gfx942")
+            .cloned()
+            .unwrap();
         assert_eq!(is942["value"], true);
 
-        let v = json(&["inspect", "--format", "json", "--target", "tahiti", &golden("alias-and-or")]);
+        let v = json(&[
+            "inspect",
+            "--format",
+            "json",
+            "--target",
+            "tahiti",
+            &golden("alias-and-or"),
+        ]);
         assert_eq!(v["target"], "gfx600");
-        let tahiti = v["predicates"].as_array().unwrap().iter().find(|p| p["name"] == "is.tahiti").cloned().unwrap();
+        let tahiti = v["predicates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["name"] == "is.tahiti")
+            .cloned()
+            .unwrap();
         assert_eq!(tahiti["value"], true);
     }
 
@@ -606,7 +706,10 @@ mod cli {
             vec!["inspect", "--format", "json", "--target", "gfx95", "GOLDEN"],
         ] {
             let g = golden("direct-branch");
-            let args: Vec<&str> = args.iter().map(|a| if *a == "GOLDEN" { g.as_str() } else { a }).collect();
+            let args: Vec<&str> = args
+                .iter()
+                .map(|a| if *a == "GOLDEN" { g.as_str() } else { a })
+                .collect();
             let out = run(&args);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{stderr}");
@@ -616,7 +719,12 @@ mod cli {
             assert!(!stderr.contains("panicked"), "{stderr}");
             assert!(out.stdout.is_empty());
         }
-        let out = run(&["inspect", "--target", "gfx1100:xnack+", &golden("direct-branch")]);
+        let out = run(&[
+            "inspect",
+            "--target",
+            "gfx1100:xnack+",
+            &golden("direct-branch"),
+        ]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(stderr.contains("xnack"), "{stderr}");

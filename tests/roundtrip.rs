@@ -83,7 +83,10 @@ fn big_endian_modules_read_and_write_in_their_own_order() {
         assert_ne!(big, little);
         let (back, endian) = roundtrip(&big, &what);
         assert_eq!(endian, Endian::Big, "{what}");
-        assert!(back == big, "{what}: big-endian bytes differ after round trip");
+        assert!(
+            back == big,
+            "{what}: big-endian bytes differ after round trip"
+        );
         // Same words whatever the byte order.
         assert_eq!(
             words_from_bytes(&big).unwrap().0,

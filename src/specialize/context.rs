@@ -9,7 +9,7 @@
 //! the first module-scope instruction that reads a predicate, so every use
 //! still follows its definition.
 
-use std::collections::HashMap;
+use crate::fastmap::Map as HashMap;
 
 use crate::error::Result;
 use crate::globals::Globals;
@@ -67,13 +67,13 @@ impl<'a> Context<'a> {
         table: &PredicateTable,
         values: &HashMap<u32, bool>,
     ) -> Result<Context<'a>> {
-        let mut site_value = HashMap::new();
+        let mut site_value = HashMap::default();
         for p in &table.predicates {
             for &s in &p.sites {
                 site_value.insert(s, values[&p.spec_id]);
             }
         }
-        let mut bool_consts = HashMap::new();
+        let mut bool_consts = HashMap::default();
         for (&id, inst) in &globals.defs {
             if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
                 && Some(m.words[inst.at + 1]) == globals.bool_type
@@ -85,13 +85,13 @@ impl<'a> Context<'a> {
             m,
             globals,
             site_value,
-            module_chain: HashMap::new(),
+            module_chain: HashMap::default(),
             chain: IdSet::default(),
             touch: IdSet::default(),
             bool_consts,
             first_reader: usize::MAX,
             reps: [None, None],
-            repurposed: HashMap::new(),
+            repurposed: HashMap::default(),
             new_consts: Vec::new(),
             next_id: m.bound(),
             bad_uses: Vec::new(),

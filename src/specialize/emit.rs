@@ -4,7 +4,7 @@
 //! functions, untouched ones copied as word ranges. Every instruction not
 //! named here keeps its exact words.
 
-use std::collections::{HashMap, HashSet};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::module::{HEADER_WORDS, Module, literal_string};
 use crate::operands::{Role, for_each_id, op, result_pos};
@@ -42,7 +42,7 @@ pub struct Plan<'p> {
 /// module-scope values, returning new words by global index. Run before
 /// [`emit`], so that every replacement constant is chosen first.
 pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (k, &inst) in m.globals.iter().enumerate() {
         if is_annotation(inst.opcode) {
             continue;

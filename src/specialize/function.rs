@@ -24,10 +24,7 @@
 //! computed from predicates through logic ops, boolean selects and phis. A
 //! chain value used by anything else in a live block is an unresolved use.
 
-use std::collections::{HashMap, HashSet};
-
-use petgraph::algo::dominators::simple_fast;
-use petgraph::graph::{DiGraph, NodeIndex};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, insts};
@@ -80,8 +77,11 @@ struct Block {
 struct Func<'m> {
     words: &'m [u32],
     insts: Vec<Inst>,
-    /// Per instruction: `(word index within the instruction, role)` of its ids.
-    ids: Vec<Vec<(u32, Role)>>,
+    /// `(word index within the instruction, role)` of every id, all
+    /// instructions back to back; `id_start[i]..id_start[i + 1]` are
+    /// instruction `i`'s.
+    id_list: Vec<(u32, Role)>,
+    id_start: Vec<u32>,
     blocks: Vec<Block>,
     block_of_label: HashMap<u32, usize>,
     /// Block index of each instruction (usize::MAX before the first label).
@@ -122,16 +122,17 @@ impl<'m> Func<'m> {
         let list: Vec<Inst> = insts(words, start, end).collect();
         let mut f = Func {
             words,
-            ids: Vec::with_capacity(list.len()),
+            id_list: Vec::with_capacity(list.len() * 3),
+            id_start: Vec::with_capacity(list.len() + 1),
             blocks: Vec::new(),
-            block_of_label: HashMap::new(),
+            block_of_label: HashMap::default(),
             block_of_inst: Vec::with_capacity(list.len()),
-            def: HashMap::new(),
-            users: HashMap::new(),
+            def: HashMap::default(),
+            users: HashMap::default(),
             insts: list,
         };
         // Types of local values, for OpSwitch literal widths.
-        let mut local_type: HashMap<u32, u32> = HashMap::new();
+        let mut local_type: HashMap<u32, u32> = HashMap::default();
         for (i, inst) in f.insts.iter().enumerate() {
             let iw = &words[inst.at..inst.end()];
             if inst.opcode == op::Label {
@@ -153,7 +154,8 @@ impl<'m> Func<'m> {
             } else {
                 f.blocks.len() - 1
             });
-            let mut v = Vec::new();
+            f.id_start.push(f.id_list.len() as u32);
+            let first_id = f.id_list.len();
             let width = |sel: u32| {
                 let ty = local_type.get(&sel).copied().or_else(|| ctx.globals.type_of(m, sel));
                 match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
@@ -161,11 +163,12 @@ impl<'m> Func<'m> {
                     _ => 1,
                 }
             };
+            let list = &mut f.id_list;
             for_each_id(iw, inst.byte_offset(), &width, &mut |pos, role| {
-                v.push((pos as u32, role))
+                list.push((pos as u32, role))
             })?;
             let mut ty = None;
-            for &(pos, role) in &v {
+            for &(pos, role) in &f.id_list[first_id..] {
                 let id = iw[pos as usize];
                 match role {
                     Role::Result => {
@@ -184,8 +187,8 @@ impl<'m> Func<'m> {
                     Role::Use | Role::MaybeId => f.users.entry(id).or_default().push(i),
                 }
             }
-            f.ids.push(v);
         }
+        f.id_start.push(f.id_list.len() as u32);
         if let Some(b) = f.blocks.last_mut() {
             b.end = f.insts.len() - 1; // before OpFunctionEnd
         }
@@ -200,6 +203,11 @@ impl<'m> Func<'m> {
             }
         }
         Ok(f)
+    }
+
+    /// The id positions of instruction `i`.
+    fn ids(&self, i: usize) -> &[(u32, Role)] {
+        &self.id_list[self.id_start[i] as usize..self.id_start[i + 1] as usize]
     }
 
     fn inst_words(&self, i: usize) -> &'m [u32] {
@@ -225,7 +233,8 @@ impl<'m> Func<'m> {
         match self.insts[t].opcode {
             op::Branch => vec![1],
             op::BranchConditional => vec![2, 3],
-            op::Switch => self.ids[t]
+            op::Switch => self
+                .ids(t)
                 .iter()
                 .filter(|(p, _)| *p >= 2)
                 .map(|(p, _)| *p as usize)
@@ -496,7 +505,9 @@ impl<'a, 'm> Sccp<'a, 'm> {
         };
         let value = self.ctx.int_constant(sel)?;
         // succ[0] is the default, then one per case, in order.
-        let lit = self.f.ids[i]
+        let lit = self
+            .f
+            .ids(i)
             .iter()
             .filter(|(p, _)| *p >= 3)
             .map(|(p, _)| *p as usize)
@@ -535,12 +546,12 @@ pub fn rewrite(
     let mut s = Sccp {
         f: &f,
         ctx,
-        lat: HashMap::new(),
+        lat: HashMap::default(),
         exec_block: vec![false; n],
-        exec_edge: HashSet::new(),
+        exec_edge: HashSet::default(),
         block_wl: Vec::new(),
         value_wl: Vec::new(),
-        decided: HashMap::new(),
+        decided: HashMap::default(),
         fname,
     };
     s.run()?;
@@ -558,7 +569,7 @@ pub fn rewrite(
     }
 
     // What replaces each deleted value.
-    let mut subst: HashMap<u32, Val> = HashMap::new();
+    let mut subst: HashMap<u32, Val> = HashMap::default();
     for (&id, &v) in &lat {
         let i = f.def[&id];
         let b = f.block_of_inst[i];
@@ -577,8 +588,8 @@ pub fn rewrite(
     }
 
     // Merge instructions and the blocks they keep alive.
-    let mut merge_action: HashMap<usize, MergeAction> = HashMap::new();
-    let mut stubs: HashSet<usize> = HashSet::new();
+    let mut merge_action: HashMap<usize, MergeAction> = HashMap::default();
+    let mut stubs: HashSet<usize> = HashSet::default();
     for b in 0..n {
         if !live[b] {
             continue;
@@ -680,7 +691,7 @@ pub fn rewrite(
             }
             // Chain values used where they cannot be folded.
             if !allowed_chain_user(&f, i) {
-                for &(pos, role) in &f.ids[i] {
+                for &(pos, role) in f.ids(i) {
                     let id = w[pos as usize];
                     if matches!(role, Role::Use | Role::MaybeId)
                         && (chain.contains(&id) || ctx.is_chain(id))
@@ -732,7 +743,7 @@ fn kept_edges(
     live: &[bool],
     decided: &HashMap<usize, usize>,
 ) -> HashSet<(usize, usize)> {
-    let mut e = HashSet::new();
+    let mut e = HashSet::default();
     for &b in order {
         if !live[b] {
             continue;
@@ -762,7 +773,7 @@ fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
 /// Local chain values: bool results of logic ops, selects and phis with a
 /// chain operand (global or local), to a fixpoint.
 fn local_chain(f: &Func<'_>, ctx: &Context<'_>) -> HashSet<u32> {
-    let mut chain: HashSet<u32> = HashSet::new();
+    let mut chain: HashSet<u32> = HashSet::default();
     let mut work: Vec<u32> = f
         .users
         .keys()
@@ -799,7 +810,7 @@ fn emit_substituted(
     let w = f.inst_words(i);
     let start = out.len();
     out.extend_from_slice(w);
-    for &(pos, role) in &f.ids[i] {
+    for &(pos, role) in f.ids(i) {
         if matches!(role, Role::Use | Role::MaybeId)
             && let Some(r) = replacement(w[pos as usize], subst, ctx)
         {
@@ -856,50 +867,132 @@ fn dominance_order(
     decided: &HashMap<usize, usize>,
     fname: &str,
 ) -> Result<Vec<usize>> {
-    let mut g: DiGraph<usize, ()> = DiGraph::new();
-    let mut node: HashMap<usize, NodeIndex> = HashMap::new();
-    for &b in kept {
-        node.insert(b, g.add_node(b));
+    let mut index: HashMap<usize, usize> = HashMap::default();
+    for (k, &b) in kept.iter().enumerate() {
+        index.insert(b, k);
     }
-    for &b in kept {
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
+    for (k, &b) in kept.iter().enumerate() {
         if !live[b] {
             continue;
         }
-        let succ = match decided.get(&b) {
+        let targets = match decided.get(&b) {
             Some(&d) => vec![d],
             None => f.successors(b, fname)?,
         };
-        for s in succ {
-            if let Some(&t) = node.get(&s) {
-                g.add_edge(node[&b], t, ());
+        succ[k].extend(targets.iter().filter_map(|t| index.get(t).copied()));
+    }
+    let idom = immediate_dominators(&succ);
+    let mut placed = vec![false; kept.len()];
+    let ready = |k: usize, placed: &[bool]| idom[k].is_none_or(|d| d == k || placed[d]);
+    let mut order = Vec::with_capacity(kept.len());
+    let mut waiting: Vec<usize> = Vec::new();
+    for k in 0..kept.len() {
+        if !ready(k, &placed) {
+            waiting.push(k);
+            continue;
+        }
+        order.push(kept[k]);
+        placed[k] = true;
+        // Place waiting blocks whose dominator is now placed, repeatedly.
+        while let Some(w) = waiting.iter().position(|&w| ready(w, &placed)) {
+            let w = waiting.remove(w);
+            order.push(kept[w]);
+            placed[w] = true;
+        }
+    }
+    order.extend(waiting.into_iter().map(|w| kept[w]));
+    Ok(order)
+}
+
+/// Immediate dominators of nodes `0..n` (entry 0) by Cooper, Harvey and
+/// Kennedy's iterative algorithm; `None` for nodes the entry does not reach.
+/// Iterative throughout, so deep CFGs cannot overflow the stack.
+fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let n = succ.len();
+    const NONE: usize = usize::MAX;
+    // Reverse postorder by an explicit-stack DFS.
+    let mut postorder = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(top) = stack.last_mut() {
+        let (v, k) = *top;
+        if k < succ[v].len() {
+            top.1 += 1;
+            let w = succ[v][k];
+            if !seen[w] {
+                seen[w] = true;
+                stack.push((w, 0));
+            }
+        } else {
+            postorder.push(v);
+            stack.pop();
+        }
+    }
+    let mut rank = vec![NONE; n];
+    for (i, &v) in postorder.iter().enumerate() {
+        rank[v] = i; // higher rank = earlier in reverse postorder
+    }
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (v, ws) in succ.iter().enumerate() {
+        for &w in ws {
+            preds[w].push(v);
+        }
+    }
+    let mut idom = vec![NONE; n];
+    idom[0] = 0;
+    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while rank[a] < rank[b] {
+                a = idom[a];
+            }
+            while rank[b] < rank[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in postorder.iter().rev().skip(1) {
+            let mut new = NONE;
+            for &p in &preds[b] {
+                if idom[p] == NONE {
+                    continue;
+                }
+                new = if new == NONE { p } else { intersect(&idom, p, new) };
+            }
+            if new != idom[b] {
+                idom[b] = new;
+                changed = true;
             }
         }
     }
-    let dom = simple_fast(&g, node[&kept[0]]);
-    let mut placed: HashSet<usize> = HashSet::new();
-    let mut order = Vec::with_capacity(kept.len());
-    let mut waiting: Vec<usize> = Vec::new();
-    let ready = |b: usize, placed: &HashSet<usize>| match dom.immediate_dominator(node[&b]) {
-        Some(d) => placed.contains(&g[d]),
-        None => true,
-    };
-    for &b in kept {
-        if !ready(b, &placed) {
-            waiting.push(b);
-            continue;
-        }
-        order.push(b);
-        placed.insert(b);
-        // Place waiting blocks whose dominator is now placed, repeatedly.
-        loop {
-            let Some(k) = waiting.iter().position(|&w| ready(w, &placed)) else {
-                break;
-            };
-            let w = waiting.remove(k);
-            order.push(w);
-            placed.insert(w);
-        }
+    idom.into_iter()
+        .enumerate()
+        .map(|(v, d)| (d != NONE && v != 0).then_some(d))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::immediate_dominators;
+
+    #[test]
+    fn dominators_of_a_diamond_and_a_loop() {
+        // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 4, 1 (back edge); 5 unreachable
+        let succ = vec![vec![1, 2], vec![3], vec![3], vec![4, 1], vec![], vec![3]];
+        let idom = immediate_dominators(&succ);
+        assert_eq!(idom, vec![None, Some(0), Some(0), Some(0), Some(3), None]);
     }
-    order.extend(waiting);
-    Ok(order)
+
+    #[test]
+    fn deep_chain_does_not_overflow() {
+        let n = 200_000;
+        let succ: Vec<Vec<usize>> = (0..n).map(|i| if i + 1 < n { vec![i + 1] } else { vec![] }).collect();
+        let idom = immediate_dominators(&succ);
+        assert_eq!(idom[n - 1], Some(n - 2));
+    }
 }

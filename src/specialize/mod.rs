@@ -20,7 +20,7 @@ mod report;
 mod scan;
 mod sweep;
 
-use std::collections::{HashMap, HashSet};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 pub use report::Report;
 
@@ -139,17 +139,18 @@ fn run(
     let functions = IdSet::new(function_ids.iter().copied(), n);
     let closure = sweep::table_closure(m, g, table);
     let watch = IdSet::new(closure.iter().copied(), n);
+    let interest = scan::Interest::new(ctx.touch.clone(), functions.clone(), watch.clone(), n);
 
     // Scan, then rewrite what predicates reach.
-    let mut before: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut after: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut roots: HashSet<u32> = HashSet::new();
-    let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut mentions: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut removed_ids: HashSet<u32> = HashSet::new();
+    let mut before: HashMap<u32, Vec<u32>> = HashMap::default();
+    let mut after: HashMap<u32, Vec<u32>> = HashMap::default();
+    let mut roots: HashSet<u32> = HashSet::default();
+    let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::default();
+    let mut mentions: HashMap<u32, Vec<u32>> = HashMap::default();
+    let mut removed_ids: HashSet<u32> = HashSet::default();
     let mut bad: Vec<(u32, function::BadUse, HashMap<u32, crate::module::Inst>)> = Vec::new();
     for f in &m.functions {
-        let facts = scan::scan_function(m, f, &ctx.touch, &functions, &watch)?;
+        let facts = scan::scan_function(m, f, &interest)?;
         roots.extend(facts.fn_refs.iter().copied());
         before.insert(f.id, facts.callees.clone());
         if facts.touched {
@@ -182,7 +183,7 @@ fn run(
     // Unresolved uses in what survives fail the run.
     let mut unresolved: Vec<UnresolvedUse> = Vec::new();
     for (inst, id) in &ctx.bad_uses {
-        unresolved.push(describe(m, g, table, &ctx, None, None, *inst, *id, &HashMap::new()));
+        unresolved.push(describe(m, g, table, &ctx, None, None, *inst, *id, &HashMap::default()));
     }
     for (fid, b, defs) in &bad {
         if !dead.contains(fid) {
@@ -256,7 +257,7 @@ fn describe(
 ) -> UnresolvedUse {
     // Walk back from the value to the predicate sites behind it.
     let mut sites: Vec<u32> = Vec::new();
-    let mut seen: HashSet<u32> = HashSet::new();
+    let mut seen: HashSet<u32> = HashSet::default();
     let mut stack = vec![value];
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {

@@ -25,15 +25,36 @@ pub struct FunctionFacts {
     pub watched: Vec<u32>,
 }
 
-/// Scans one function. `touch`: ids that make it need rewriting; `functions`:
-/// all function ids; `watch`: ids whose mentions are recorded.
-pub fn scan_function(
-    m: &Module<'_>,
-    f: &FunctionRange,
-    touch: &IdSet,
-    functions: &IdSet,
-    watch: &IdSet,
-) -> Result<FunctionFacts> {
+/// The ids a scan looks for, as three sets plus their union (one bit test
+/// per word in the common case of no hit).
+pub struct Interest {
+    /// Ids that make a function need rewriting.
+    pub touch: IdSet,
+    /// All function ids.
+    pub functions: IdSet,
+    /// Ids whose mentions are recorded.
+    pub watch: IdSet,
+    any: IdSet,
+}
+
+impl Interest {
+    /// Builds the sets; `module_words` bounds their bit vectors.
+    pub fn new(touch: IdSet, functions: IdSet, watch: IdSet, module_words: usize) -> Interest {
+        let any = IdSet::new(
+            touch.iter().chain(functions.iter()).chain(watch.iter()),
+            module_words,
+        );
+        Interest {
+            touch,
+            functions,
+            watch,
+            any,
+        }
+    }
+}
+
+/// Scans one function.
+pub fn scan_function(m: &Module<'_>, f: &FunctionRange, interest: &Interest) -> Result<FunctionFacts> {
     let mut facts = FunctionFacts::default();
     let w = m.words;
     for inst in insts(w, f.start, f.end) {
@@ -42,26 +63,24 @@ pub fn scan_function(
         if let Some(p) = callee_pos {
             facts.callees.push(words[p]);
         }
-        let operands = &words[1..];
-        if !facts.touched && touch.any_in(operands) {
-            facts.touched = true;
+        let own = (inst.opcode == op::Function).then_some(2);
+        let mut fn_hit = false;
+        for (k, &x) in words.iter().enumerate().skip(1) {
+            if !interest.any.contains(x) {
+                continue;
+            }
+            facts.touched |= interest.touch.contains(x);
+            if interest.watch.contains(x) {
+                facts.watched.push(x);
+            }
+            fn_hit |= Some(k) != callee_pos && Some(k) != own && interest.functions.contains(x);
         }
-        if !watch.is_empty() {
-            facts
-                .watched
-                .extend(operands.iter().copied().filter(|x| watch.contains(*x)));
-        }
-        let own = if inst.opcode == op::Function { Some(2) } else { None };
-        let hit = operands
-            .iter()
-            .enumerate()
-            .any(|(k, x)| Some(k + 1) != callee_pos && Some(k + 1) != own && functions.contains(*x));
-        if hit {
+        if fn_hit {
             // Decode precisely: is it really an id operand?
             for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
                 if matches!(role, Role::Use | Role::MaybeId)
                     && Some(pos) != callee_pos
-                    && functions.contains(words[pos])
+                    && interest.functions.contains(words[pos])
                 {
                     facts.fn_refs.push(words[pos]);
                 }

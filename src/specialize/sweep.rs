@@ -9,7 +9,7 @@
 //! 2. **The table.** The table variable goes, then each constant and type
 //!    that only it (transitively) used, latest definition first.
 
-use std::collections::{HashMap, HashSet};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
 use crate::module::Module;
@@ -24,7 +24,7 @@ pub fn dead_functions(
     after: &HashMap<u32, Vec<u32>>,
 ) -> HashSet<u32> {
     let reach = |starts: &mut dyn Iterator<Item = u32>, edges: &HashMap<u32, Vec<u32>>| {
-        let mut seen: HashSet<u32> = HashSet::new();
+        let mut seen: HashSet<u32> = HashSet::default();
         let mut stack: Vec<u32> = starts.collect();
         while let Some(f) = stack.pop() {
             if seen.insert(f) {
@@ -48,7 +48,7 @@ pub fn dead_functions(
 /// The table variable and the module-scope ids it uses, transitively, in
 /// definition order.
 pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
-    let mut seen: HashSet<u32> = HashSet::new();
+    let mut seen: HashSet<u32> = HashSet::default();
     let mut stack = vec![table.variable];
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {
@@ -80,8 +80,8 @@ pub fn removable_table_ids(
     let candidates: HashSet<u32> = closure.iter().copied().collect();
     // Module-scope readers of each candidate (names and decorations do not
     // count: they go with what they name).
-    let mut readers: HashMap<u32, Vec<u32>> = HashMap::new();
-    let mut anonymous_readers: HashSet<u32> = HashSet::new();
+    let mut readers: HashMap<u32, Vec<u32>> = HashMap::default();
+    let mut anonymous_readers: HashSet<u32> = HashSet::default();
     for &inst in &m.globals {
         if crate::specialize::emit::is_annotation(inst.opcode) {
             continue;

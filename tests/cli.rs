@@ -1,0 +1,296 @@
+//! The command line: argument handling, exit codes, the text layouts,
+//! `targets`, modules without a table, stdin and unreadable paths.
+#![cfg(feature = "cli")]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+use rspv_specialize::module::{Endian, bytes_from_words};
+use serde_json::Value;
+
+mod asm;
+
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
+        .args(args)
+        .output()
+        .expect("running rspv-specialize")
+}
+
+fn run_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+fn golden(case: &str) -> String {
+    repo()
+        .join("tests/golden")
+        .join(case)
+        .join("input.spv")
+        .display()
+        .to_string()
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn main_job_parses_and_is_not_implemented_yet() {
+    let out = run(&["--target", "gfx950", "in.spv", "-o", "out.spv"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
+    // Its arguments are required unless a subcommand is given.
+    for args in [
+        vec![],
+        vec!["in.spv", "-o", "out.spv"],
+        vec!["--target", "gfx950", "-o", "out.spv"],
+        vec!["--target", "gfx950", "in.spv"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("required"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let g = golden("direct-branch");
+    for args in [
+        vec!["inspect", "--target", "gfx950", "--all-targets", g.as_str()],
+        vec!["inspect", "--format", "yaml", g.as_str()],
+        vec!["inspect"],
+        vec!["targets", "--bogus"],
+        vec!["--target", "gfx950", "in.spv", "-o", "out.spv", "inspect"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    assert!(run(&["--help"]).status.success());
+    assert!(run(&["inspect", "--help"]).status.success());
+    assert!(run(&["--version"]).status.success());
+}
+
+#[test]
+fn inspect_text_lists_the_table() {
+    let text = stdout(&run(&["inspect", &golden("alias-and-or")]));
+    assert!(text.contains("3 predicates, 3 call sites"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(char::is_numeric))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    // SpecId order, with the kind and the builtins requiring the expression.
+    assert!(
+        rows[0].contains("is.tahiti") && rows[0].contains(" is "),
+        "{text}"
+    );
+    assert!(
+        rows[1].contains("has.vmem-to-lds-load-insts|asynccnt"),
+        "{text}"
+    );
+    assert!(rows[1].contains("asyncmark, wait_asyncmark"), "{text}");
+    assert!(rows[2].contains("has.s-memtime-inst") && rows[2].contains("s_memtime"));
+
+    let text = stdout(&run(&[
+        "inspect",
+        "--target",
+        "tahiti",
+        &golden("alias-and-or"),
+    ]));
+    assert!(text.starts_with("target gfx600 "), "{text}");
+    let row = text.lines().find(|l| l.contains("is.tahiti")).unwrap();
+    assert!(row.contains("true"), "{text}");
+    let row = text.lines().find(|l| l.contains("vmem-to-lds")).unwrap();
+    assert!(row.contains("false"), "{text}");
+}
+
+#[test]
+fn inspect_notes_unknown_processors_and_features() {
+    // A module naming a processor no table knows: false, with a note.
+    let words = asm::table_module(
+        &asm::text(b"is.gfx9999 0\0has.quantum-insts 1\0"),
+        &[0, 1],
+        false,
+    );
+    let w = bytes_from_words(&words, Endian::Little);
+    let out = run_stdin(
+        &["inspect", "--format", "json", "--target", "gfx950", "-"],
+        &w,
+    );
+    let v: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let p = &v["predicates"][0];
+    assert_eq!(p["name"], "is.gfx9999");
+    assert_eq!(p["value"], false);
+    assert!(p["note"].as_str().unwrap().contains("gfx9999"), "{p}");
+    let p = &v["predicates"][1];
+    assert_eq!(p["name"], "has.quantum-insts");
+    assert_eq!(p["value"], false);
+    assert!(p["note"].as_str().unwrap().contains("quantum-insts"), "{p}");
+    let text = stdout(&run_stdin(&["inspect", "-", "--target", "gfx950"], &w));
+    assert!(text.contains("note:"), "{text}");
+}
+
+#[test]
+fn module_without_a_table() {
+    let g = golden("no-table");
+    let text = stdout(&run(&["inspect", &g]));
+    assert_eq!(text.trim(), "no predicate table: nothing to specialize");
+    let text = stdout(&run(&["inspect", "--target", "gfx950", &g]));
+    assert!(
+        text.contains("no predicate table: nothing to specialize"),
+        "{text}"
+    );
+    let text = stdout(&run(&["inspect", "--all-targets", &g]));
+    assert!(
+        text.contains("no predicate table: nothing to specialize"),
+        "{text}"
+    );
+    for args in [
+        vec!["inspect", "--format", "json", g.as_str()],
+        vec![
+            "inspect",
+            "--format",
+            "json",
+            "--target",
+            "gfx950",
+            g.as_str(),
+        ],
+        vec!["inspect", "--format", "json", "--all-targets", g.as_str()],
+    ] {
+        let v: Value = serde_json::from_str(&stdout(&run(&args))).unwrap();
+        assert_eq!(v["has_table"], false, "{args:?}");
+        assert_eq!(v["predicates"], Value::Array(vec![]), "{args:?}");
+    }
+    // The corpus modules have spec constants but no predicate table.
+    let corpus = repo().join("tests/corpus/clang22-opencl-O2/clang22-opencl-O2.spv");
+    let text = stdout(&run(&["inspect", &corpus.display().to_string()]));
+    assert!(text.contains("no predicate table"), "{text}");
+}
+
+#[test]
+fn all_targets_matrix_is_compact() {
+    let text = stdout(&run(&[
+        "inspect",
+        "--all-targets",
+        &golden("dispatch-chain"),
+    ]));
+    let width = text.lines().map(str::len).max().unwrap();
+    assert!(width <= 120, "{width} columns:\n{text}");
+    let tables = rspv_specialize::ArchTables::embedded();
+    for p in tables.processors() {
+        let row = text
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(p.name.as_str()))
+            .unwrap_or_else(|| panic!("no row for {}:\n{text}", p.name));
+        let cells: Vec<&str> = row
+            .split_whitespace()
+            .filter(|c| *c == "1" || *c == ".")
+            .collect();
+        assert_eq!(cells.len(), 3, "{row}");
+        let t = tables.target(&p.name).unwrap();
+        for (cell, id) in cells.iter().zip(0..) {
+            let name = [
+                "has.wmma-256b-insts,wavefrontsize32",
+                "has.wmma-128b-insts,wavefrontsize32",
+                "has.mai-insts",
+            ][id];
+            let v = t.evaluate(name).unwrap().value;
+            assert_eq!(*cell == "1", v, "{} {name}: {row}", p.name);
+        }
+    }
+    // The legend names every column.
+    for name in ["has.wmma-256b-insts,wavefrontsize32", "has.mai-insts"] {
+        assert!(text.contains(name), "{text}");
+    }
+}
+
+#[test]
+fn stdin_is_dash() {
+    let bytes = std::fs::read(golden("alias-and-or")).unwrap();
+    let from_file = stdout(&run(&[
+        "inspect",
+        "--format",
+        "json",
+        "--target",
+        "gfx950",
+        &golden("alias-and-or"),
+    ]));
+    let from_stdin = stdout(&run_stdin(
+        &["inspect", "--format", "json", "--target", "gfx950", "-"],
+        &bytes,
+    ));
+    let a: Value = serde_json::from_str(&from_file).unwrap();
+    let b: Value = serde_json::from_str(&from_stdin).unwrap();
+    assert_eq!(a["predicates"], b["predicates"]);
+    assert_eq!(b["input"], "<stdin>");
+}
+
+#[test]
+fn unreadable_paths_are_named() {
+    for path in ["/nonexistent/dir/in.spv", env!("CARGO_MANIFEST_DIR")] {
+        let out = run(&["inspect", path]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.starts_with("error: "), "{stderr}");
+        assert!(stderr.contains(path), "{stderr}");
+        assert!(stderr.contains("cannot read"), "{stderr}");
+    }
+    let out = run(&["targets", "--arch-tables", "/nonexistent/tables"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("/nonexistent/tables"), "{stderr}");
+}
+
+#[test]
+fn targets_lists_every_processor() {
+    let tables = rspv_specialize::ArchTables::embedded();
+    let v: Value = serde_json::from_str(&stdout(&run(&["targets", "--format", "json"]))).unwrap();
+    let procs = v["processors"].as_array().unwrap();
+    assert_eq!(procs.len(), tables.processors().len());
+    for p in tables.processors() {
+        let j = procs.iter().find(|j| j["name"] == p.name.as_str()).unwrap();
+        assert_eq!(j["aliases"], serde_json::json!(p.aliases));
+        assert_eq!(j["generation"], p.generation.as_str());
+        assert_eq!(j["generic"], p.generic);
+        assert_eq!(j["wavefront_sizes"], serde_json::json!(p.wavefront_sizes));
+        assert_eq!(
+            j["target_id_features"],
+            serde_json::json!(p.target_id_features)
+        );
+    }
+    let text = stdout(&run(&["targets"]));
+    for needle in [
+        "gfx600",
+        "tahiti",
+        "gfx9-4-generic",
+        "sramecc,xnack",
+        "32*,64",
+        "gfx1250",
+    ] {
+        assert!(text.contains(needle), "{needle}:\n{text}");
+    }
+    // Loading the same tables from the directory gives the same listing.
+    let dir = repo().join("arch-tables").display().to_string();
+    assert_eq!(stdout(&run(&["targets", "--arch-tables", &dir])), text);
+}

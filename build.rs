@@ -18,7 +18,10 @@ fn main() {
     for f in &files {
         println!("cargo:rerun-if-changed={}", f.display());
         let name = f.file_name().unwrap().to_string_lossy();
-        out.push_str(&format!("    ({name:?}, include_str!({:?})),\n", f.display().to_string()));
+        out.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            f.display().to_string()
+        ));
     }
     out.push_str("];\n");
     let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("embedded_tables.rs");

@@ -125,9 +125,14 @@ impl ArchTables {
         };
         for (file, text) in files {
             if file.ends_with(BUILTINS_FILE) {
-                let b: BuiltinsFile = serde_yaml::from_str(&text).map_err(|e| yaml_err(&file, e))?;
+                let b: BuiltinsFile =
+                    serde_yaml::from_str(&text).map_err(|e| yaml_err(&file, e))?;
                 if b.source.is_empty() {
-                    return Err(arch_err(&file, Some(1), "`source` must name where the data came from"));
+                    return Err(arch_err(
+                        &file,
+                        Some(1),
+                        "`source` must name where the data came from",
+                    ));
                 }
                 t.builtins = b.builtins;
             } else {
@@ -182,10 +187,16 @@ impl ArchTables {
             ));
         }
         if p.source.is_empty() {
-            return Err(arch_err(file, line_of("source:", ""), "`source` must name where the data came from"));
+            return Err(arch_err(
+                file,
+                line_of("source:", ""),
+                "`source` must name where the data came from",
+            ));
         }
         let idx = self.processors.len();
-        for (key, n) in std::iter::once(("name:", &p.name)).chain(p.aliases.iter().map(|a| ("aliases:", a))) {
+        for (key, n) in
+            std::iter::once(("name:", &p.name)).chain(p.aliases.iter().map(|a| ("aliases:", a)))
+        {
             if let Some(&other) = self.by_name.get(n.as_str()) {
                 return Err(arch_err(
                     file,

@@ -142,7 +142,11 @@ mod tests {
         let has = |_: &str| true;
         assert!(evaluate("(a", &has).unwrap_err().contains("unmatched `(`"));
         assert!(evaluate("a)", &has).unwrap_err().contains("unmatched `)`"));
-        assert!(evaluate("a(b)", &has).unwrap_err().contains("follows a feature"));
+        assert!(
+            evaluate("a(b)", &has)
+                .unwrap_err()
+                .contains("follows a feature")
+        );
         assert!(evaluate("(a)b", &has).unwrap_err().contains("follows `)`"));
         let deep = "(".repeat(100_000) + &")".repeat(100_000);
         assert!(evaluate(&deep, &has).unwrap_err().contains("deeper"));

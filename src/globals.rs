@@ -1,6 +1,6 @@
 //! What the module-level instructions say, gathered in one pass: definitions
 //! by id, names, `SpecId` and linkage decorations, entry points, and the
-//! boolean and integer types and constants the rewrite reuses.
+//! boolean and integer types the rewrite needs.
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
@@ -32,10 +32,6 @@ pub struct Globals {
     pub entry_points: Vec<Inst>,
     /// The first `OpTypeBool`.
     pub bool_type: Option<u32>,
-    /// The first `OpConstantTrue` / `OpConstantFalse` of the bool type.
-    pub true_const: Option<u32>,
-    /// See [`Globals::true_const`].
-    pub false_const: Option<u32>,
     /// Width in bits of each `OpTypeInt`.
     pub int_width: HashMap<u32, u32>,
 }
@@ -85,16 +81,6 @@ impl Globals {
                 }
                 op::TypeInt if inst.len >= 3 => {
                     g.int_width.insert(words[1], words[2]);
-                }
-                op::ConstantTrue | op::ConstantFalse if inst.len >= 3 => {
-                    if Some(words[1]) == g.bool_type {
-                        let slot = if inst.opcode == op::ConstantTrue {
-                            &mut g.true_const
-                        } else {
-                            &mut g.false_const
-                        };
-                        slot.get_or_insert(words[2]);
-                    }
                 }
                 _ => {}
             }

@@ -35,10 +35,12 @@ impl Inspection {
         self.predicates
             .iter()
             .map(|p| {
-                let e = target.evaluate(&p.name).map_err(|m| crate::error::Error::Table {
-                    offset: 0,
-                    message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
-                })?;
+                let e = target
+                    .evaluate(&p.name)
+                    .map_err(|m| crate::error::Error::Table {
+                        offset: 0,
+                        message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
+                    })?;
                 Ok(Resolved {
                     spec_id: p.spec_id,
                     name: p.name.clone(),

@@ -28,13 +28,10 @@ pub enum Endian {
 /// Converts module bytes to host words, detecting the byte order from the
 /// magic number. Errors name the byte offset.
 pub fn words_from_bytes(bytes: &[u8]) -> Result<(Vec<u32>, Endian)> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(binary(
             bytes.len() - bytes.len() % 4,
-            format!(
-                "module length {} bytes is not a multiple of 4",
-                bytes.len()
-            ),
+            format!("module length {} bytes is not a multiple of 4", bytes.len()),
         ));
     }
     if bytes.len() < HEADER_WORDS * 4 {
@@ -195,10 +192,7 @@ impl<'w> Module<'w> {
             ));
         }
         if words[0] != MAGIC {
-            return Err(binary(
-                0,
-                format!("bad magic number 0x{:08x}", words[0]),
-            ));
+            return Err(binary(0, format!("bad magic number 0x{:08x}", words[0])));
         }
         if words[4] != 0 {
             return Err(binary(
@@ -244,10 +238,7 @@ impl<'w> Module<'w> {
                 OP_LABEL => match open.as_mut() {
                     Some(f) => f.2 = false,
                     None => {
-                        return Err(binary(
-                            inst.byte_offset(),
-                            "OpLabel outside a function",
-                        ));
+                        return Err(binary(inst.byte_offset(), "OpLabel outside a function"));
                     }
                 },
                 _ => {
@@ -303,7 +294,10 @@ pub fn check_id(words: &[u32], id: u32, at: usize) -> Result<()> {
     if id == 0 || id >= words[3] {
         return Err(binary(
             at * 4,
-            format!("id {id} is out of range (the header's bound is {})", words[3]),
+            format!(
+                "id {id} is out of range (the header's bound is {})",
+                words[3]
+            ),
         ));
     }
     Ok(())
@@ -344,7 +338,10 @@ mod tests {
         let e = words_from_bytes(&[1, 2, 3]).unwrap_err();
         assert!(e.to_string().contains("not a multiple of 4"), "{e}");
         let e = words_from_bytes(&[0; 16]).unwrap_err();
-        assert!(e.to_string().contains("fewer than the 5-word header"), "{e}");
+        assert!(
+            e.to_string().contains("fewer than the 5-word header"),
+            "{e}"
+        );
         let e = words_from_bytes(&[0; 20]).unwrap_err();
         assert!(e.to_string().contains("bad magic"), "{e}");
     }
@@ -364,11 +361,17 @@ mod tests {
         let mut w = header(3);
         w.push(0x0000_0011); // opcode 17 (OpCapability), word count 0
         let e = Module::parse(&w).unwrap_err();
-        assert_eq!(e.to_string(), "byte 20: instruction with opcode 17 has word count 0");
+        assert_eq!(
+            e.to_string(),
+            "byte 20: instruction with opcode 17 has word count 0"
+        );
         let mut w = header(3);
         w.push(0x0005_0011);
         let e = Module::parse(&w).unwrap_err();
-        assert!(e.to_string().contains("claims 5 words but only 1 remain"), "{e}");
+        assert!(
+            e.to_string().contains("claims 5 words but only 1 remain"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -376,7 +379,10 @@ mod tests {
         let mut w = header(3);
         w[4] = 7;
         let e = Module::parse(&w).unwrap_err();
-        assert_eq!(e.to_string(), "byte 16: header schema word is 7 (must be 0)");
+        assert_eq!(
+            e.to_string(),
+            "byte 16: header schema word is 7 (must be 0)"
+        );
     }
 
     #[test]

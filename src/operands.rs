@@ -422,7 +422,12 @@ mod tests {
         for_each_id(&w, 0, &|_| 2, &mut |i, r| v.push((i, r))).unwrap();
         assert_eq!(
             v,
-            vec![(1, Role::Use), (2, Role::Use), (5, Role::Use), (8, Role::Use)]
+            vec![
+                (1, Role::Use),
+                (2, Role::Use),
+                (5, Role::Use),
+                (8, Role::Use)
+            ]
         );
     }
 
@@ -453,6 +458,9 @@ mod tests {
         // OpLoad with only a result type
         let w = [(2 << 16) | Op::Load as u32, 1];
         let e = for_each_id(&w, 40, &|_| 1, &mut |_, _| {}).unwrap_err();
-        assert_eq!(e.to_string(), "byte 40: OpLoad has too few operands (2 words)");
+        assert_eq!(
+            e.to_string(),
+            "byte 40: OpLoad has too few operands (2 words)"
+        );
     }
 }

@@ -145,7 +145,10 @@ fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
     match init.opcode {
         op::ConstantComposite => {}
         op::ConstantNull => {
-            return Err(table_err(at, "the table is all zero bytes (OpConstantNull): no entries"));
+            return Err(table_err(
+                at,
+                "the table is all zero bytes (OpConstantNull): no entries",
+            ));
         }
         other => {
             return Err(table_err(
@@ -162,7 +165,9 @@ fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
         let bad = |what: &str| {
             table_err(
                 at,
-                format!("element {k} (%{elem}) {what}: every element must be an 8-bit OpConstant or OpConstantNull"),
+                format!(
+                    "element {k} (%{elem}) {what}: every element must be an 8-bit OpConstant or OpConstantNull"
+                ),
             )
         };
         let Some(e) = g.defs.get(&elem) else {
@@ -205,13 +210,13 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
             .parse()
             .map_err(|_| bad(format!("SpecId `{id}` is out of range (max {})", u32::MAX)))?;
         let Some((kind, _)) = PredicateKind::split(name) else {
-            return Err(bad("the name starts with neither `is.` nor `has.`".to_string()));
+            return Err(bad(
+                "the name starts with neither `is.` nor `has.`".to_string()
+            ));
         };
         match (by_name.get(name), by_id.get(&spec_id)) {
             (Some(&other), _) if other != spec_id => {
-                return Err(bad(format!(
-                    "`{name}` already has SpecId {other}"
-                )));
+                return Err(bad(format!("`{name}` already has SpecId {other}")));
             }
             (_, Some(other)) if other != name => {
                 return Err(bad(format!("SpecId {spec_id} already names `{other}`")));

@@ -56,7 +56,8 @@ impl PredicateKind {
         if let Some(rest) = name.strip_prefix("is.") {
             Some((PredicateKind::Is, rest))
         } else {
-            name.strip_prefix("has.").map(|rest| (PredicateKind::Has, rest))
+            name.strip_prefix("has.")
+                .map(|rest| (PredicateKind::Has, rest))
         }
     }
 
@@ -289,8 +290,16 @@ mod tests {
         let t = ArchTables::embedded();
         let o = TargetOptions { wave64: true };
         let g = t.target_with("gfx1100", &o).unwrap();
-        assert!(!g.evaluate("has.wmma-256b-insts,wavefrontsize32").unwrap().value);
-        assert!(g.evaluate("has.wmma-256b-insts,wavefrontsize64").unwrap().value);
+        assert!(
+            !g.evaluate("has.wmma-256b-insts,wavefrontsize32")
+                .unwrap()
+                .value
+        );
+        assert!(
+            g.evaluate("has.wmma-256b-insts,wavefrontsize64")
+                .unwrap()
+                .value
+        );
         assert!(t.target_with("gfx1250", &o).is_err());
         assert!(t.target_with("gfx950", &o).is_ok());
     }
@@ -305,7 +314,10 @@ mod tests {
             e => panic!("{e}"),
         }
         let e = t.target("gfx1100:xnack+").unwrap_err().to_string();
-        assert!(e.contains("does not support the target-ID feature `xnack`"), "{e}");
+        assert!(
+            e.contains("does not support the target-ID feature `xnack`"),
+            "{e}"
+        );
         let e = t.target("gfx90a:xnack").unwrap_err().to_string();
         assert!(e.contains("must end in `+` or `-`"), "{e}");
         let e = t.target("gfx90a:xnack+:xnack-").unwrap_err().to_string();
@@ -315,7 +327,11 @@ mod tests {
     #[test]
     fn unknown_feature_is_absent_with_note() {
         let t = ArchTables::embedded();
-        let e = t.target("gfx950").unwrap().evaluate("has.quantum-insts").unwrap();
+        let e = t
+            .target("gfx950")
+            .unwrap()
+            .evaluate("has.quantum-insts")
+            .unwrap();
         assert!(!e.value);
         assert!(e.note.unwrap().contains("quantum-insts"));
     }

@@ -54,11 +54,7 @@ fn repo() -> PathBuf {
 }
 
 #[test]
-fn main_job_parses_and_is_not_implemented_yet() {
-    let out = run(&["--target", "gfx950", "in.spv", "-o", "out.spv"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not implemented yet"));
-    // Its arguments are required unless a subcommand is given.
+fn main_job_needs_its_arguments() {
     for args in [
         vec![],
         vec!["in.spv", "-o", "out.spv"],
@@ -70,6 +66,138 @@ fn main_job_parses_and_is_not_implemented_yet() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("required"), "{args:?}: {stderr}");
     }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rspv-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn main_job_writes_a_valid_module_and_a_report() {
+    let dir = scratch("ok");
+    let out_path = dir.join("out.spv");
+    let out = run(&[
+        "--target",
+        "gfx950",
+        &golden("dispatch-chain"),
+        "-o",
+        out_path.to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stderr).unwrap();
+    assert_eq!(report["target"], "gfx950");
+    assert_eq!(report["table_removed"], true);
+    let mai = report["predicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "has.mai-insts")
+        .unwrap();
+    assert_eq!(mai["value"], true);
+    let written = std::fs::read(&out_path).unwrap();
+    let lib = rspv_specialize::specialize(
+        &std::fs::read(golden("dispatch-chain")).unwrap(),
+        &rspv_specialize::ArchTables::embedded()
+            .target("gfx950")
+            .unwrap(),
+        &rspv_specialize::Options::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        written,
+        lib.bytes(),
+        "the CLI writes what the library returns"
+    );
+    // Only the output file is left: no temporary files.
+    let files: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert_eq!(files.len(), 1);
+}
+
+#[test]
+fn main_job_failure_writes_nothing() {
+    let dir = scratch("fail");
+    let out_path = dir.join("out.spv");
+    let out = run(&[
+        "--target",
+        "gfx950",
+        &golden("unresolved-store"),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("in function unresolved_store"), "{stderr}");
+    assert!(stderr.contains("has.mai-insts (SpecId 0)"), "{stderr}");
+    assert!(!out_path.exists());
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+    // An unknown target fails the same way.
+    let out = run(&[
+        "--target",
+        "gfx9999",
+        &golden("direct-branch"),
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown target `gfx9999`"));
+    assert!(!out_path.exists());
+}
+
+#[test]
+fn main_job_never_overwrites_its_input_unless_asked() {
+    let dir = scratch("inplace");
+    let path = dir.join("m.spv");
+    let original = std::fs::read(golden("direct-branch")).unwrap();
+    std::fs::write(&path, &original).unwrap();
+    let p = path.to_str().unwrap();
+    let out = run(&["--target", "gfx950", p, "-o", p]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--in-place"));
+    assert_eq!(std::fs::read(&path).unwrap(), original);
+    let out = run(&["--target", "gfx950", p, "--in-place", "--report", "none"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty());
+    let changed = std::fs::read(&path).unwrap();
+    assert_ne!(changed, original);
+    assert!(!rspv_specialize::inspect(&changed).unwrap().has_table);
+}
+
+#[test]
+fn main_job_pipes_and_writes_assembly() {
+    let input = std::fs::read(golden("direct-branch")).unwrap();
+    let out = run_stdin(
+        &["--target", "gfx1100", "-", "-o", "-", "--report", "none"],
+        &input,
+    );
+    assert!(out.status.success());
+    assert!(!rspv_specialize::inspect(&out.stdout).unwrap().has_table);
+    let out = run(&[
+        "--target",
+        "gfx950",
+        &golden("direct-branch"),
+        "-o",
+        "-",
+        "--emit",
+        "spvasm",
+        "--report",
+        "none",
+    ]);
+    let text = stdout(&out);
+    assert!(text.contains("OpFunctionCall"), "{text}");
+    assert!(!text.contains("OpSpecConstantFalse"), "{text}");
 }
 
 #[test]

@@ -47,17 +47,25 @@ fn run_case(dir: &Path, tables: &ArchTables) {
                 let bytes = out.bytes();
                 // Deterministic: same input, same bytes.
                 let again = specialize(&input, &target, &Options::default()).unwrap();
-                assert_eq!(again.bytes(), bytes, "{}: {t}: not deterministic", dir.display());
+                assert_eq!(
+                    again.bytes(),
+                    bytes,
+                    "{}: {t}: not deterministic",
+                    dir.display()
+                );
                 // Idempotent: specializing the output changes nothing.
                 let twice = specialize(&bytes, &target, &Options::default()).unwrap();
-                assert_eq!(twice.bytes(), bytes, "{}: {t}: not idempotent", dir.display());
+                assert_eq!(
+                    twice.bytes(),
+                    bytes,
+                    "{}: {t}: not idempotent",
+                    dir.display()
+                );
                 // No predicate or table left.
                 let left = inspect(&bytes).unwrap();
                 assert!(!left.has_table, "{}: {t}: table left", dir.display());
-                if input_valid {
-                    if let Err(e) = common::spirv_val(&bytes, dir) {
-                        panic!("{}: {t}: spirv-val rejects the output:\n{e}", dir.display());
-                    }
+                if input_valid && let Err(e) = common::spirv_val(&bytes, dir) {
+                    panic!("{}: {t}: spirv-val rejects the output:\n{e}", dir.display());
                 }
                 (common::disassemble(&bytes), "spvasm")
             }

@@ -124,7 +124,7 @@ fn feat_atom(c: &[char], pos: &mut usize, f: &[String]) -> bool {
     }
     let name: String = c[start..*pos].iter().collect::<String>().trim().to_string();
     assert!(!name.is_empty(), "empty feature name in expression");
-    f.iter().any(|x| *x == name)
+    f.contains(&name)
 }
 
 // ---------------------------------------------------------------------------
@@ -276,7 +276,7 @@ const TABLE_NAME: &str = "llvm.amdgcn.feature.predicate.ids";
 /// Instructions as (opcode, all words including the first).
 fn instructions(bytes: &[u8]) -> Vec<(u32, Vec<u32>)> {
     assert!(
-        bytes.len() % 4 == 0 && bytes.len() >= 20,
+        bytes.len().is_multiple_of(4) && bytes.len() >= 20,
         "not a SPIR-V binary"
     );
     let mut words: Vec<u32> = bytes

@@ -50,7 +50,9 @@ fn big_endian_input_gives_big_endian_output() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/dispatch-chain/input.spv");
     let little = std::fs::read(path).unwrap();
     let big = swap_words(&little);
-    let out_little = specialize(&little, &t, &Options::default()).unwrap().bytes();
+    let out_little = specialize(&little, &t, &Options::default())
+        .unwrap()
+        .bytes();
     let out_big = specialize(&big, &t, &Options::default()).unwrap().bytes();
     assert_eq!(out_big, swap_words(&out_little));
     assert_ne!(out_little, little);

@@ -92,14 +92,20 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
             o if is_annotation(o) => {
                 let target = w.get(1).copied().unwrap_or(0);
                 if removed.contains(&target)
-                    || (o == op::Decorate && w.get(2) == Some(&spec_id) && sites.contains_key(&target))
+                    || (o == op::Decorate
+                        && w.get(2) == Some(&spec_id)
+                        && sites.contains_key(&target))
                 {
                     continue;
                 }
                 out.extend_from_slice(w);
             }
             op::GroupDecorate => {
-                let kept: Vec<u32> = w[2..].iter().copied().filter(|t| !removed.contains(t)).collect();
+                let kept: Vec<u32> = w[2..]
+                    .iter()
+                    .copied()
+                    .filter(|t| !removed.contains(t))
+                    .collect();
                 if !kept.is_empty() {
                     out.push((((kept.len() + 2) as u32) << 16) | op::GroupDecorate as u32);
                     out.push(w[1]);
@@ -107,17 +113,24 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 }
             }
             op::EntryPoint => {
-                let (_, n) = literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
+                let (_, n) =
+                    literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
                 let head = &w[..3 + n];
-                let iface: Vec<u32> = w[3 + n..].iter().copied().filter(|t| !removed.contains(t)).collect();
+                let iface: Vec<u32> = w[3 + n..]
+                    .iter()
+                    .copied()
+                    .filter(|t| !removed.contains(t))
+                    .collect();
                 out.push((((head.len() + iface.len()) as u32) << 16) | op::EntryPoint as u32);
                 out.extend_from_slice(&head[1..]);
                 out.extend(iface);
             }
-            op::SpecConstantTrue | op::SpecConstantFalse
-                if ctx.repurposed.contains_key(&w[2]) =>
-            {
-                let opcode = if ctx.repurposed[&w[2]] { op::ConstantTrue } else { op::ConstantFalse };
+            op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
+                let opcode = if ctx.repurposed[&w[2]] {
+                    op::ConstantTrue
+                } else {
+                    op::ConstantFalse
+                };
                 out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], w[2]]);
             }
             _ => match plan.global_rewrites.get(&k) {
@@ -127,7 +140,11 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
         }
         if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
             for &(id, b) in &ctx.new_consts {
-                let opcode = if b { op::ConstantTrue } else { op::ConstantFalse };
+                let opcode = if b {
+                    op::ConstantTrue
+                } else {
+                    op::ConstantFalse
+                };
                 out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], id]);
             }
         }

@@ -117,7 +117,13 @@ pub(super) fn is_logic(opcode: u16) -> bool {
 }
 
 impl<'m> Func<'m> {
-    fn decode(m: &Module<'m>, ctx: &Context<'_>, start: usize, end: usize, fname: &str) -> Result<Self> {
+    fn decode(
+        m: &Module<'m>,
+        ctx: &Context<'_>,
+        start: usize,
+        end: usize,
+        fname: &str,
+    ) -> Result<Self> {
         let words = m.words;
         let list: Vec<Inst> = insts(words, start, end).collect();
         let mut f = Func {
@@ -141,7 +147,11 @@ impl<'m> Func<'m> {
                 }
                 let label = *iw.get(1).ok_or_else(|| short(inst, fname))?;
                 if f.block_of_label.insert(label, f.blocks.len()).is_some() {
-                    return Err(structure(inst, fname, format!("label %{label} is defined twice")));
+                    return Err(structure(
+                        inst,
+                        fname,
+                        format!("label %{label} is defined twice"),
+                    ));
                 }
                 f.blocks.push(Block {
                     label,
@@ -149,15 +159,19 @@ impl<'m> Func<'m> {
                     end: i + 1,
                 });
             }
-            f.block_of_inst.push(if inst.opcode == op::Label || f.blocks.is_empty() {
-                usize::MAX
-            } else {
-                f.blocks.len() - 1
-            });
+            f.block_of_inst
+                .push(if inst.opcode == op::Label || f.blocks.is_empty() {
+                    usize::MAX
+                } else {
+                    f.blocks.len() - 1
+                });
             f.id_start.push(f.id_list.len() as u32);
             let first_id = f.id_list.len();
             let width = |sel: u32| {
-                let ty = local_type.get(&sel).copied().or_else(|| ctx.globals.type_of(m, sel));
+                let ty = local_type
+                    .get(&sel)
+                    .copied()
+                    .or_else(|| ctx.globals.type_of(m, sel));
                 match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
                     Some(w) if *w > 32 => 2,
                     _ => 1,
@@ -175,7 +189,10 @@ impl<'m> Func<'m> {
                         if id == 0 || id >= m.bound() {
                             return Err(crate::error::binary(
                                 inst.byte_offset() + pos as usize * 4,
-                                format!("id {id} is out of range (the header's bound is {})", m.bound()),
+                                format!(
+                                    "id {id} is out of range (the header's bound is {})",
+                                    m.bound()
+                                ),
                             ));
                         }
                         f.def.insert(id, i);
@@ -224,7 +241,7 @@ impl<'m> Func<'m> {
         let t = self.terminator(b);
         (t > self.blocks[b].first
             && matches!(self.insts[t - 1].opcode, op::SelectionMerge | op::LoopMerge))
-            .then_some(t - 1)
+        .then_some(t - 1)
     }
 
     /// Successor labels of a block's terminator, as word positions.
@@ -602,7 +619,9 @@ pub fn rewrite(
                 structure(
                     &f.insts[mi],
                     fname,
-                    format!("merge instruction names %{label}, which is not a block of this function"),
+                    format!(
+                        "merge instruction names %{label}, which is not a block of this function"
+                    ),
                 )
             })
         };
@@ -711,10 +730,7 @@ pub fn rewrite(
     out.words = words;
 
     // Ids that no longer exist: results in removed blocks.
-    for b in 0..n {
-        if live[b] {
-            continue;
-        }
+    for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
         if !stubs.contains(&b) {
             out.removed_ids.push(f.blocks[b].label);
         }
@@ -848,7 +864,9 @@ fn emit_phi(
     let mut body = vec![w[1], w[2]];
     for pair in w[3..].chunks(2) {
         let [v, parent] = pair else { continue };
-        let Some(&pb) = f.block_of_label.get(parent) else { continue };
+        let Some(&pb) = f.block_of_label.get(parent) else {
+            continue;
+        };
         if edges.contains(&(pb, b)) {
             body.push(replacement(*v, subst, ctx).unwrap_or(*v));
             body.push(*parent);
@@ -962,7 +980,11 @@ fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
                 if idom[p] == NONE {
                     continue;
                 }
-                new = if new == NONE { p } else { intersect(&idom, p, new) };
+                new = if new == NONE {
+                    p
+                } else {
+                    intersect(&idom, p, new)
+                };
             }
             if new != idom[b] {
                 idom[b] = new;
@@ -991,7 +1013,9 @@ mod tests {
     #[test]
     fn deep_chain_does_not_overflow() {
         let n = 200_000;
-        let succ: Vec<Vec<usize>> = (0..n).map(|i| if i + 1 < n { vec![i + 1] } else { vec![] }).collect();
+        let succ: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
         let idom = immediate_dominators(&succ);
         assert_eq!(idom[n - 1], Some(n - 2));
     }

@@ -166,7 +166,12 @@ fn run(
                 bad.push((f.id, b, r.chain_defs.clone()));
             }
             after.insert(f.id, r.callees);
-            let fwatch: Vec<u32> = r.words.iter().copied().filter(|x| watch.contains(*x)).collect();
+            let fwatch: Vec<u32> = r
+                .words
+                .iter()
+                .copied()
+                .filter(|x| watch.contains(*x))
+                .collect();
             mentions.insert(f.id, fwatch);
             rewritten.insert(f.id, r.words);
         } else {
@@ -177,17 +182,42 @@ fn run(
     for &ep in &g.entry_points {
         roots.insert(m.words[ep.at + 2]);
     }
-    roots.extend(g.exported.iter().copied().filter(|id| functions.contains(*id)));
+    roots.extend(
+        g.exported
+            .iter()
+            .copied()
+            .filter(|id| functions.contains(*id)),
+    );
     let dead = sweep::dead_functions(&function_ids, &roots, &before, &after);
 
     // Unresolved uses in what survives fail the run.
     let mut unresolved: Vec<UnresolvedUse> = Vec::new();
     for (inst, id) in &ctx.bad_uses {
-        unresolved.push(describe(m, g, table, &ctx, None, None, *inst, *id, &HashMap::default()));
+        unresolved.push(describe(
+            m,
+            g,
+            table,
+            &ctx,
+            None,
+            None,
+            *inst,
+            *id,
+            &HashMap::default(),
+        ));
     }
     for (fid, b, defs) in &bad {
         if !dead.contains(fid) {
-            unresolved.push(describe(m, g, table, &ctx, Some(*fid), Some(b.block), b.inst, b.value, defs));
+            unresolved.push(describe(
+                m,
+                g,
+                table,
+                &ctx,
+                Some(*fid),
+                Some(b.block),
+                b.inst,
+                b.value,
+                defs,
+            ));
         }
     }
     if !unresolved.is_empty() {
@@ -197,7 +227,10 @@ fn run(
     // Module scope: rewrite readers, then decide what goes.
     let global_rewrites = emit::rewrite_globals(m, &mut ctx);
     if ctx.next_id < m.bound() || (ctx.next_id == u32::MAX && !ctx.new_consts.is_empty()) {
-        return Err(crate::error::binary(12, "no id left below 2^32 for a new constant"));
+        return Err(crate::error::binary(
+            12,
+            "no id left below 2^32 for a new constant",
+        ));
     }
     for f in &m.functions {
         if dead.contains(&f.id) {
@@ -212,7 +245,7 @@ fn run(
             }
         }
     }
-    for (&site, _) in &ctx.site_value {
+    for &site in ctx.site_value.keys() {
         if !ctx.repurposed.contains_key(&site) {
             removed_ids.insert(site);
         }

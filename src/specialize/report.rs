@@ -47,7 +47,11 @@ impl fmt::Display for Report {
             self.branches_folded, self.selects_folded, self.phis_folded, self.blocks_removed
         )?;
         if !self.functions_removed.is_empty() {
-            writeln!(f, "removed functions: {}", self.functions_removed.join(", "))?;
+            writeln!(
+                f,
+                "removed functions: {}",
+                self.functions_removed.join(", ")
+            )?;
         }
         writeln!(f, "removed the predicate table")
     }

@@ -54,7 +54,11 @@ impl Interest {
 }
 
 /// Scans one function.
-pub fn scan_function(m: &Module<'_>, f: &FunctionRange, interest: &Interest) -> Result<FunctionFacts> {
+pub fn scan_function(
+    m: &Module<'_>,
+    f: &FunctionRange,
+    interest: &Interest,
+) -> Result<FunctionFacts> {
     let mut facts = FunctionFacts::default();
     let w = m.words;
     for inst in insts(w, f.start, f.end) {

@@ -54,7 +54,9 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
         if !seen.insert(id) {
             continue;
         }
-        let Some(&inst) = g.defs.get(&id) else { continue };
+        let Some(&inst) = g.defs.get(&id) else {
+            continue;
+        };
         let w = m.inst_words(inst);
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType) && g.defs.contains_key(&w[pos]) {

@@ -13,7 +13,9 @@ pub fn spirv_val(bytes: &[u8], dir: &Path) -> Result<(), String> {
     let tmp = std::env::temp_dir().join(format!(
         "rspv-val-{}-{}.spv",
         std::process::id(),
-        dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+        dir.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
     ));
     std::fs::write(&tmp, bytes).unwrap();
     let shader = is_shader(bytes);
@@ -25,8 +27,10 @@ pub fn spirv_val(bytes: &[u8], dir: &Path) -> Result<(), String> {
     let _ = std::fs::remove_file(&tmp);
     match out {
         Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => Err(String::from_utf8_lossy(&o.stderr).into_owned()
-            + &String::from_utf8_lossy(&o.stdout)),
+        Ok(o) => {
+            Err(String::from_utf8_lossy(&o.stderr).into_owned()
+                + &String::from_utf8_lossy(&o.stdout))
+        }
         Err(_) if std::env::var_os("CI").is_none() => Ok(()),
         Err(e) => Err(format!("spirv-val is required in CI: {e}")),
     }
@@ -39,7 +43,9 @@ fn is_shader(bytes: &[u8]) -> bool {
     while at < words.len() {
         let len = (words[at] >> 16) as usize;
         let opcode = words[at] & 0xffff;
-        if opcode == spirv::Op::Capability as u32 && words.get(at + 1) == Some(&(spirv::Capability::Shader as u32)) {
+        if opcode == spirv::Op::Capability as u32
+            && words.get(at + 1) == Some(&(spirv::Capability::Shader as u32))
+        {
             return true;
         }
         if len == 0 {

@@ -1,0 +1,412 @@
+//! `rspv-specialize inspect`: the predicate table, and its values for one
+//! target or as a matrix over all of them.
+
+use std::collections::BTreeMap;
+
+use rspv_specialize::arch::Processor;
+use rspv_specialize::table::Predicate;
+use rspv_specialize::{ArchTables, Error, Inspection, Target};
+use serde_json::{Value, json};
+
+use super::io::{display_path, emit, emit_json, load_tables, read_input, resolve_target};
+use super::targets::display_order;
+use crate::{Failure, Format, InspectArgs};
+
+/// What `inspect` shows of one predicate, whatever the target.
+pub(crate) struct Row {
+    /// The table entry.
+    predicate: Predicate,
+    /// Builtins whose requirement is exactly this `has.` expression.
+    builtins: Vec<String>,
+    /// A note that holds for every target (unknown processor or feature).
+    note: Option<String>,
+}
+
+/// One predicate's value for one target: `(value, note)`.
+type ValueNote = (bool, Option<String>);
+
+pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
+    let tables = load_tables(args.tables.arch_tables.as_deref())?;
+    let wave64 = args.tables.wave64;
+    // Resolve the target before reading the module: a typo in the target is
+    // reported whatever the input.
+    let target = match &args.target {
+        Some(id) => Some(resolve_target(&tables, id, wave64)?),
+        None => None,
+    };
+    let bytes = read_input(&args.input)?;
+    let inspection = rspv_specialize::inspect(&bytes).map_err(|error| Failure {
+        file: Some(display_path(&args.input)),
+        error,
+    })?;
+    let rows = rows(&tables, &inspection);
+    let file = display_path(&args.input);
+    if let Some(target) = &target {
+        let values = values_for(&inspection, target)?;
+        return match args.format {
+            Format::Text => emit(&text_one_target(&file, &rows, target, &values)),
+            Format::Json => emit_json(&json_one_target(&file, &inspection, &rows, target, &values)),
+        }
+        .map_err(Failure::from);
+    }
+    if args.all_targets {
+        let mut columns = Vec::new();
+        for p in display_order(&tables) {
+            // wave64 applies where the processor runs wave64; wave32-only
+            // processors keep their only size.
+            let w64 = wave64 && p.wavefront_sizes.contains(&64);
+            let t = resolve_target(&tables, &p.name, w64)?;
+            columns.push((p, values_for(&inspection, &t)?));
+        }
+        return match args.format {
+            Format::Text => emit(&text_all_targets(&file, &rows, &columns, wave64)),
+            Format::Json => emit_json(&json_all_targets(
+                &file,
+                &inspection,
+                &rows,
+                &columns,
+                wave64,
+            )),
+        }
+        .map_err(Failure::from);
+    }
+    match args.format {
+        Format::Text => emit(&text_table(&file, &rows)),
+        Format::Json => emit_json(&json!({
+            "input": file,
+            "has_table": inspection.has_table,
+            "predicates": rows.iter().map(|r| row_json(r, None)).collect::<Vec<_>>(),
+        })),
+    }
+    .map_err(Failure::from)
+}
+
+/// The predicates in SpecId order, with their builtins and notes.
+pub(crate) fn rows(tables: &ArchTables, inspection: &Inspection) -> Vec<Row> {
+    let mut preds = inspection.predicates.clone();
+    preds.sort_by_key(|p| p.spec_id);
+    // Notes depend only on the name (a processor or feature no table knows),
+    // so any processor tells them.
+    let any = tables
+        .processors()
+        .first()
+        .and_then(|p| tables.target(&p.name).ok());
+    preds
+        .into_iter()
+        .map(|p| {
+            let builtins = match p.name.strip_prefix("has.") {
+                Some(expr) => tables
+                    .builtins_requiring(expr)
+                    .map(|b| b.name.clone())
+                    .collect(),
+                None => Vec::new(),
+            };
+            let note = any
+                .as_ref()
+                .and_then(|t| t.evaluate(&p.name).ok())
+                .and_then(|e| e.note);
+            Row {
+                predicate: p,
+                builtins,
+                note,
+            }
+        })
+        .collect()
+}
+
+/// Every predicate's value for `target`, by SpecId.
+pub(crate) fn values_for(
+    inspection: &Inspection,
+    target: &Target<'_>,
+) -> Result<BTreeMap<u32, ValueNote>, Error> {
+    Ok(inspection
+        .resolve(target)?
+        .into_iter()
+        .map(|r| (r.spec_id, (r.value, r.note)))
+        .collect())
+}
+
+/// The wavefront size a target runs with.
+pub(crate) fn wavefront_size(target: &Target<'_>) -> u32 {
+    if target.features().contains("wavefrontsize32") {
+        32
+    } else {
+        64
+    }
+}
+
+/// The JSON object of one predicate, with its value when one is given.
+pub(crate) fn row_json(row: &Row, value: Option<&ValueNote>) -> Value {
+    let p = &row.predicate;
+    let mut obj = json!({
+        "spec_id": p.spec_id,
+        "name": p.name,
+        "kind": p.kind.as_str(),
+        "call_sites": p.sites.len(),
+        "builtins": row.builtins,
+        "note": row.note,
+    });
+    if let Some((v, note)) = value {
+        obj["value"] = json!(v);
+        obj["note"] = json!(note.as_ref().or(row.note.as_ref()));
+    }
+    obj
+}
+
+pub(crate) fn predicates_json(rows: &[Row], values: &BTreeMap<u32, ValueNote>) -> Vec<Value> {
+    rows.iter()
+        .map(|r| row_json(r, values.get(&r.predicate.spec_id)))
+        .collect()
+}
+
+pub(crate) fn json_one_target(
+    file: &str,
+    inspection: &Inspection,
+    rows: &[Row],
+    target: &Target<'_>,
+    values: &BTreeMap<u32, ValueNote>,
+) -> Value {
+    json!({
+        "input": file,
+        "target": target.id(),
+        "processor": target.processor().name,
+        "wavefront_size": wavefront_size(target),
+        "has_table": inspection.has_table,
+        "predicates": predicates_json(rows, values),
+    })
+}
+
+pub(crate) fn json_all_targets(
+    file: &str,
+    inspection: &Inspection,
+    rows: &[Row],
+    columns: &[(&Processor, BTreeMap<u32, ValueNote>)],
+    wave64: bool,
+) -> Value {
+    let targets: Vec<Value> = if inspection.has_table {
+        columns
+            .iter()
+            .map(|(p, values)| {
+                json!({
+                    "target": p.name,
+                    "predicates": predicates_json(rows, values),
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    json!({
+        "input": file,
+        "has_table": inspection.has_table,
+        "wave64": wave64,
+        "predicates": rows.iter().map(|r| row_json(r, None)).collect::<Vec<_>>(),
+        "targets": targets,
+    })
+}
+
+const NO_TABLE: &str = "no predicate table: nothing to specialize\n";
+
+/// Summary line: how many predicates and call sites.
+pub(crate) fn summary(file: &str, rows: &[Row]) -> String {
+    let sites: usize = rows.iter().map(|r| r.predicate.sites.len()).sum();
+    format!(
+        "{file}: {} predicate{}, {sites} call site{}\n",
+        rows.len(),
+        plural(rows.len()),
+        plural(sites)
+    )
+}
+
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// The builtins cell: the first two names (without the common
+/// `__builtin_amdgcn_` prefix) and how many more.
+pub(crate) fn builtins_cell(builtins: &[String]) -> String {
+    let short = |b: &String| {
+        b.strip_prefix(BUILTIN_PREFIX)
+            .unwrap_or(b.as_str())
+            .to_string()
+    };
+    match builtins {
+        [] => "-".to_string(),
+        [a] => short(a),
+        [a, b] => format!("{}, {}", short(a), short(b)),
+        [a, b, rest @ ..] => format!("{}, {} (+{} more)", short(a), short(b), rest.len()),
+    }
+}
+
+/// Stripped from builtin names in text output (the column header says so).
+const BUILTIN_PREFIX: &str = "__builtin_amdgcn_";
+
+pub(crate) fn text_table(file: &str, rows: &[Row]) -> String {
+    if rows.is_empty() {
+        return NO_TABLE.to_string();
+    }
+    let mut out = summary(file, rows);
+    let w = name_width(rows);
+    out.push_str(&format!(
+        "{:>6}  {:<4}  {:>5}  {:<w$}  builtins ({BUILTIN_PREFIX}*)\n",
+        "SpecId", "kind", "sites", "name"
+    ));
+    for r in rows {
+        let p = &r.predicate;
+        out.push_str(&format!(
+            "{:>6}  {:<4}  {:>5}  {:<w$}  {}\n",
+            p.spec_id,
+            p.kind.as_str(),
+            p.sites.len(),
+            p.name,
+            builtins_cell(&r.builtins)
+        ));
+        if let Some(n) = &r.note {
+            out.push_str(&format!("{:>6}  note: {n}\n", ""));
+        }
+    }
+    out
+}
+
+pub(crate) fn name_width(rows: &[Row]) -> usize {
+    rows.iter()
+        .map(|r| r.predicate.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(4)
+}
+
+pub(crate) fn text_one_target(
+    file: &str,
+    rows: &[Row],
+    target: &Target<'_>,
+    values: &BTreeMap<u32, ValueNote>,
+) -> String {
+    let p = target.processor();
+    let mut out = format!(
+        "target {} (processor {}, {}{}, wave{})\n",
+        target.id(),
+        p.name,
+        p.generation,
+        if p.generic { ", generic" } else { "" },
+        wavefront_size(target)
+    );
+    if rows.is_empty() {
+        out.push_str(NO_TABLE);
+        return out;
+    }
+    out.push_str(&summary(file, rows));
+    let w = name_width(rows);
+    out.push_str(&format!(
+        "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  builtins ({BUILTIN_PREFIX}*)\n",
+        "SpecId", "kind", "sites", "value", "name"
+    ));
+    for r in rows {
+        let pr = &r.predicate;
+        let (value, note) = values.get(&pr.spec_id).cloned().unwrap_or((false, None));
+        out.push_str(&format!(
+            "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  {}\n",
+            pr.spec_id,
+            pr.kind.as_str(),
+            pr.sites.len(),
+            value,
+            pr.name,
+            builtins_cell(&r.builtins)
+        ));
+        if let Some(n) = note.or_else(|| r.note.clone()) {
+            out.push_str(&format!("{:>6}  note: {n}\n", ""));
+        }
+    }
+    out
+}
+
+/// The matrix: one row per processor (grouped by generation), one column per
+/// predicate (headed by its SpecId, digits stacked), `1` true, `.` false;
+/// then a legend naming each column.
+pub(crate) fn text_all_targets(
+    file: &str,
+    rows: &[Row],
+    columns: &[(&Processor, BTreeMap<u32, ValueNote>)],
+    wave64: bool,
+) -> String {
+    if rows.is_empty() {
+        return NO_TABLE.to_string();
+    }
+    let mut out = summary(file, rows);
+    out.push_str(&format!(
+        "values for {} processors{}: 1 = true, . = false; columns are SpecIds (legend below)\n\n",
+        columns.len(),
+        if wave64 {
+            " (wave64 where supported)"
+        } else {
+            ""
+        }
+    ));
+    let label = |p: &Processor| {
+        if p.generic {
+            format!("{} *", p.name)
+        } else {
+            p.name.clone()
+        }
+    };
+    let lw = columns
+        .iter()
+        .map(|(p, _)| label(p).len())
+        .max()
+        .unwrap_or(0)
+        .max(6);
+    // Column headers: SpecIds written vertically, most significant digit on top.
+    let ids: Vec<String> = rows
+        .iter()
+        .map(|r| r.predicate.spec_id.to_string())
+        .collect();
+    let depth = ids.iter().map(String::len).max().unwrap_or(1);
+    for line in 0..depth {
+        let mut s = format!("{:<lw$} ", if line + 1 == depth { "SpecId" } else { "" });
+        for id in &ids {
+            let pad = depth - id.len();
+            let c = if line < pad {
+                ' '
+            } else {
+                id.as_bytes()[line - pad] as char
+            };
+            s.push(' ');
+            s.push(c);
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    }
+    let mut last_gen: Option<&str> = None;
+    for (p, values) in columns {
+        if last_gen.is_some_and(|g| g != p.generation) {
+            out.push('\n');
+        }
+        last_gen = Some(&p.generation);
+        let mut s = format!("{:<lw$} ", label(p));
+        for r in rows {
+            let v = values.get(&r.predicate.spec_id).is_some_and(|(v, _)| *v);
+            s.push(' ');
+            s.push(if v { '1' } else { '.' });
+        }
+        out.push_str(&s);
+        out.push('\n');
+    }
+    out.push_str("\n(* = generic target)\n\nlegend:\n");
+    let w = name_width(rows);
+    for r in rows {
+        let id = r.predicate.spec_id;
+        let trues = columns
+            .iter()
+            .filter(|(_, v)| v.get(&id).is_some_and(|(v, _)| *v))
+            .count();
+        out.push_str(&format!(
+            "{id:>6}  {:<w$}  true for {trues}/{}\n",
+            r.predicate.name,
+            columns.len()
+        ));
+        if let Some(n) = &r.note {
+            out.push_str(&format!("{:>6}  note: {n}\n", ""));
+        }
+    }
+    out
+}

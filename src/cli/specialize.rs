@@ -1,0 +1,105 @@
+//! The main job: `rspv-specialize --target T IN -o OUT`.
+//!
+//! Reads IN (or stdin), specializes it, and writes OUT (or stdout)
+//! atomically; on any error nothing is written. The report goes to stderr.
+//! The input file is never overwritten unless `--in-place` asks for it.
+
+use std::path::Path;
+
+use rspv_specialize::specialize::Report;
+use rspv_specialize::{Error, Options, specialize};
+use serde_json::{Value, json};
+
+use super::io::{display_path, load_tables, read_input, resolve_target, write_output};
+use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
+
+/// Runs the main job.
+pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
+    let (Some(target_id), Some(input)) = (&args.target, &args.input) else {
+        // clap enforces both; this only guards against misuse.
+        return Err(usage("--target and IN are required"));
+    };
+    let output = match (&args.output, args.in_place) {
+        (Some(o), false) => o.clone(),
+        (None, true) if input.as_os_str() != "-" => input.clone(),
+        (None, true) => return Err(usage("--in-place needs a file, not stdin")),
+        _ => return Err(usage("give -o OUT or --in-place")),
+    };
+    if !args.in_place && output.as_os_str() != "-" && same_file(input, &output) {
+        return Err(usage(&format!(
+            "refusing to overwrite the input {}; pass --in-place to do that",
+            output.display()
+        )));
+    }
+    let file = display_path(input);
+    let with_file = |error: Error| Failure {
+        file: Some(file.clone()),
+        error,
+    };
+    let tables = load_tables(args.tables.arch_tables.as_deref())?;
+    let target = resolve_target(&tables, target_id, args.tables.wave64)?;
+    let bytes = read_input(input)?;
+    let out = specialize(&bytes, &target, &Options::default()).map_err(with_file)?;
+    let data = match args.emit {
+        ModuleFormat::Spv => out.bytes(),
+        ModuleFormat::Spvasm => disassemble(&out.bytes()).map_err(with_file)?,
+    };
+    write_output(&output, &data)?;
+    match args.report {
+        ReportFormat::Text => eprint!("{}", out.report()),
+        ReportFormat::Json => {
+            let text = serde_json::to_string_pretty(&report_json(out.report())).unwrap_or_default();
+            eprintln!("{text}");
+        }
+        ReportFormat::None => {}
+    }
+    Ok(())
+}
+
+fn usage(message: &str) -> Failure {
+    Failure {
+        file: None,
+        error: Error::Io {
+            path: "arguments".to_string(),
+            message: message.to_string(),
+        },
+    }
+}
+
+/// True when both paths name one existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// SPIR-V assembly text of a module, by rspirv's disassembler.
+fn disassemble(bytes: &[u8]) -> Result<Vec<u8>, Error> {
+    use rspirv::binary::Disassemble;
+    let module = rspirv::dr::load_bytes(bytes).map_err(|e| Error::Io {
+        path: "--emit spvasm".to_string(),
+        message: format!("rspirv cannot disassemble the output ({e}); write binary instead"),
+    })?;
+    Ok((module.disassemble() + "\n").into_bytes())
+}
+
+/// The report as one JSON object.
+pub(crate) fn report_json(r: &Report) -> Value {
+    json!({
+        "target": r.target,
+        "table_removed": r.table_removed,
+        "predicates": r.predicates.iter().map(|p| json!({
+            "spec_id": p.spec_id,
+            "name": p.name,
+            "value": p.value,
+            "note": p.note,
+        })).collect::<Vec<_>>(),
+        "branches_folded": r.branches_folded,
+        "selects_folded": r.selects_folded,
+        "phis_folded": r.phis_folded,
+        "blocks_removed": r.blocks_removed,
+        "functions_rewritten": r.functions_rewritten,
+        "functions_removed": r.functions_removed,
+    })
+}

@@ -28,5 +28,7 @@ pub mod target;
 pub use arch::ArchTables;
 pub use error::{Error, Result};
 pub use inspect::{Inspection, Resolved, inspect, inspect_words};
-pub use specialize::{Options, Specialized, specialize, specialize_words};
+pub use specialize::{
+    Options, Prepared, Specialized, specialize, specialize_many, specialize_words,
+};
 pub use target::{Target, TargetOptions};

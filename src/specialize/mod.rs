@@ -20,11 +20,12 @@ mod report;
 mod scan;
 mod sweep;
 
-use crate::fastmap::{Map as HashMap, Set as HashSet};
-
 pub use report::Report;
 
+use std::sync::Arc;
+
 use crate::error::{Error, Result, UnresolvedUse};
+use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
 use crate::idset::IdSet;
 use crate::inspect::Resolved;
@@ -40,9 +41,10 @@ use context::Context;
 pub struct Options {}
 
 /// The result of [`specialize`]: the module and what was done to it.
+/// Targets that resolve every predicate alike share one module.
 #[derive(Debug, Clone)]
 pub struct Specialized {
-    words: Vec<u32>,
+    words: Arc<Vec<u32>>,
     endian: Endian,
     report: Report,
 }
@@ -78,42 +80,377 @@ impl Specialized {
 /// ```
 pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Result<Specialized> {
     let (words, endian) = words_from_bytes(bytes)?;
-    let mut s = specialize_words(&words, target, options)?;
-    s.endian = endian;
-    Ok(s)
+    Prepared::new(&words, endian)?.specialize(target, options)
 }
 
-/// Specializes a module given as host-order words for `target`.
+/// Specializes a module given as host-order words for `target`; the output
+/// is little-endian when turned into bytes.
+///
+/// ```
+/// use rspv_specialize::{ArchTables, Options, specialize_words};
+/// let bytes = std::fs::read("tests/golden/empty-has/input.spv").unwrap();
+/// let (words, _) = rspv_specialize::module::words_from_bytes(&bytes).unwrap();
+/// let tables = ArchTables::embedded();
+/// let out = specialize_words(&words, &tables.target("gfx1201").unwrap(), &Options::default()).unwrap();
+/// assert!(out.words().len() < words.len());
+/// ```
 pub fn specialize_words(
     words: &[u32],
     target: &Target<'_>,
-    _options: &Options,
+    options: &Options,
 ) -> Result<Specialized> {
-    let m = Module::parse(words)?;
-    let g = Globals::scan(&m)?;
-    let mut report = Report {
-        target: target.id().to_string(),
-        ..Report::default()
-    };
-    let Some(table) = table::read(&m, &g)? else {
-        return Ok(Specialized {
-            words: words.to_vec(),
-            endian: Endian::Little,
+    Prepared::new(words, Endian::Little)?.specialize(target, options)
+}
+
+/// Specializes one module for many targets: the module is parsed and
+/// scanned once, targets that resolve every predicate alike share one
+/// rewrite, and distinct rewrites run on all cores. The outer error is about
+/// the module; each target has its own result.
+///
+/// ```
+/// use rspv_specialize::{ArchTables, Options, specialize_many};
+/// let tables = ArchTables::embedded();
+/// let targets: Vec<_> = tables.processors().iter().map(|p| tables.target(&p.name).unwrap()).collect();
+/// let input = std::fs::read("tests/golden/dispatch-chain/input.spv").unwrap();
+/// let outs = specialize_many(&input, &targets, &Options::default()).unwrap();
+/// assert_eq!(outs.len(), targets.len());
+/// assert!(outs.iter().all(|o| o.is_ok()));
+/// ```
+pub fn specialize_many(
+    bytes: &[u8],
+    targets: &[Target<'_>],
+    options: &Options,
+) -> Result<Vec<Result<Specialized>>> {
+    let (words, endian) = words_from_bytes(bytes)?;
+    Ok(Prepared::new(&words, endian)?.specialize_many(targets, options))
+}
+
+/// A module read and analysed once, ready to be specialized for any number
+/// of targets.
+pub struct Prepared<'w> {
+    words: &'w [u32],
+    endian: Endian,
+    m: Module<'w>,
+    g: Globals,
+    analysis: Option<Analysis>,
+}
+
+/// What does not depend on the predicates' values.
+struct Analysis {
+    table: PredicateTable,
+    function_ids: Vec<u32>,
+    functions: IdSet,
+    closure: Vec<u32>,
+    watch: IdSet,
+    facts: Vec<scan::FunctionFacts>,
+}
+
+impl<'w> Prepared<'w> {
+    /// Parses and scans `words` (host order); `endian` is the byte order
+    /// [`Specialized::bytes`] will write.
+    pub fn new(words: &'w [u32], endian: Endian) -> Result<Prepared<'w>> {
+        let m = Module::parse(words)?;
+        let g = Globals::scan(&m)?;
+        let analysis = match table::read(&m, &g)? {
+            None => None,
+            Some(table) => {
+                let n = words.len();
+                let all_false: HashMap<u32, bool> = table
+                    .predicates
+                    .iter()
+                    .map(|p| (p.spec_id, false))
+                    .collect();
+                let touch = Context::new(&m, &g, &table, &all_false)?.touch;
+                let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
+                let functions = IdSet::new(function_ids.iter().copied(), n);
+                let closure = sweep::table_closure(&m, &g, &table);
+                let watch = IdSet::new(closure.iter().copied(), n);
+                let interest = scan::Interest::new(touch, functions.clone(), watch.clone(), n);
+                let facts = m
+                    .functions
+                    .iter()
+                    .map(|f| scan::scan_function(&m, f, &interest))
+                    .collect::<Result<Vec<_>>>()?;
+                Some(Analysis {
+                    table,
+                    function_ids,
+                    functions,
+                    closure,
+                    watch,
+                    facts,
+                })
+            }
+        };
+        Ok(Prepared {
+            words,
+            endian,
+            m,
+            g,
+            analysis,
+        })
+    }
+
+    /// The predicate table, if the module has one.
+    pub fn table(&self) -> Option<&PredicateTable> {
+        self.analysis.as_ref().map(|a| &a.table)
+    }
+
+    /// Specializes for one target.
+    pub fn specialize(&self, target: &Target<'_>, _options: &Options) -> Result<Specialized> {
+        let report = Report {
+            target: target.id().to_string(),
+            ..Report::default()
+        };
+        let Some(a) = &self.analysis else {
+            return Ok(Specialized {
+                words: Arc::new(self.words.to_vec()),
+                endian: self.endian,
+                report,
+            });
+        };
+        let predicates = resolve(&a.table, target)?;
+        let (words, mut report) = self.run(a, &predicates)?;
+        report.target = target.id().to_string();
+        Ok(Specialized {
+            words: Arc::new(words),
+            endian: self.endian,
             report,
+        })
+    }
+
+    /// Specializes for every target, sharing the work of targets that
+    /// resolve every predicate alike and using the cores for the rest.
+    pub fn specialize_many(
+        &self,
+        targets: &[Target<'_>],
+        options: &Options,
+    ) -> Vec<Result<Specialized>> {
+        let Some(a) = &self.analysis else {
+            return targets
+                .iter()
+                .map(|t| self.specialize(t, options))
+                .collect();
+        };
+        // Group targets by their predicate values.
+        let resolved: Vec<Result<Vec<Resolved>>> =
+            targets.iter().map(|t| resolve(&a.table, t)).collect();
+        let mut groups: Vec<(Vec<bool>, Vec<Resolved>)> = Vec::new();
+        let mut group_of: Vec<Option<usize>> = Vec::with_capacity(targets.len());
+        for r in &resolved {
+            group_of.push(r.as_ref().ok().map(|preds| {
+                let key: Vec<bool> = preds.iter().map(|p| p.value).collect();
+                match groups.iter().position(|(k, _)| *k == key) {
+                    Some(i) => i,
+                    None => {
+                        groups.push((key, preds.clone()));
+                        groups.len() - 1
+                    }
+                }
+            }));
+        }
+        // One rewrite per group, on as many threads as pay.
+        let workers = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(groups.len())
+            .max(1);
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let mut outputs: Vec<Option<Result<(Arc<Vec<u32>>, Report)>>> = vec![None; groups.len()];
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            if i >= groups.len() {
+                                break done;
+                            }
+                            let r = self.run(a, &groups[i].1).map(|(w, rep)| (Arc::new(w), rep));
+                            done.push((i, r));
+                        }
+                    })
+                })
+                .collect();
+            for h in handles {
+                if let Ok(done) = h.join() {
+                    for (i, r) in done {
+                        outputs[i] = Some(r);
+                    }
+                }
+            }
         });
-    };
-    report.predicates = resolve(&table, target)?;
-    let values: HashMap<u32, bool> = report
-        .predicates
-        .iter()
-        .map(|r| (r.spec_id, r.value))
-        .collect();
-    let words = run(&m, &g, &table, &values, &mut report)?;
-    Ok(Specialized {
-        words,
-        endian: Endian::Little,
-        report,
-    })
+        targets
+            .iter()
+            .zip(resolved)
+            .zip(group_of)
+            .map(|((t, r), g)| {
+                let predicates = r?;
+                let group = g.and_then(|g| outputs[g].clone()).unwrap_or_else(|| {
+                    Err(Error::Structure {
+                        offset: 0,
+                        function: None,
+                        message: "a worker thread failed".to_string(),
+                    })
+                });
+                let (words, mut report) = group?;
+                report.target = t.id().to_string();
+                report.predicates = predicates;
+                Ok(Specialized {
+                    words,
+                    endian: self.endian,
+                    report,
+                })
+            })
+            .collect()
+    }
+
+    /// The rewrite for one set of predicate values.
+    fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<(Vec<u32>, Report)> {
+        let (m, g, table) = (&self.m, &self.g, &a.table);
+        let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
+        let mut report = Report {
+            predicates: predicates.to_vec(),
+            ..Report::default()
+        };
+        let mut ctx = Context::new(m, g, table, &values)?;
+        let watch = &a.watch;
+
+        // Rewrite what predicates reach.
+        let mut before: HashMap<u32, &[u32]> = HashMap::default();
+        let mut after: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut roots: HashSet<u32> = HashSet::default();
+        let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut kept_mentions_by_fn: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut removed_ids: HashSet<u32> = HashSet::default();
+        let mut bad: Vec<(u32, function::BadUse, HashMap<u32, crate::module::Inst>)> = Vec::new();
+        for (f, facts) in m.functions.iter().zip(&a.facts) {
+            roots.extend(facts.fn_refs.iter().copied());
+            before.insert(f.id, &facts.callees);
+            if facts.touched {
+                let name = g.function_name(f.id);
+                let r = function::rewrite(m, &mut ctx, f.start, f.end, &name)?;
+                report.branches_folded += r.branches_folded;
+                report.selects_folded += r.selects_folded;
+                report.phis_folded += r.phis_folded;
+                report.blocks_removed += r.blocks_removed;
+                report.functions_rewritten.push(name);
+                removed_ids.extend(r.removed_ids.iter().copied());
+                for b in r.bad_uses {
+                    bad.push((f.id, b, r.chain_defs.clone()));
+                }
+                after.insert(f.id, r.callees);
+                let fwatch: Vec<u32> = r
+                    .words
+                    .iter()
+                    .copied()
+                    .filter(|x| watch.contains(*x))
+                    .collect();
+                kept_mentions_by_fn.insert(f.id, fwatch);
+                rewritten.insert(f.id, r.words);
+            } else {
+                after.insert(f.id, facts.callees.clone());
+            }
+        }
+        for &ep in &g.entry_points {
+            roots.insert(m.words[ep.at + 2]);
+        }
+        roots.extend(
+            g.exported
+                .iter()
+                .copied()
+                .filter(|id| a.functions.contains(*id)),
+        );
+        let dead = sweep::dead_functions(&a.function_ids, &roots, &before, &after);
+
+        // Unresolved uses in what survives fail the run.
+        let mut unresolved: Vec<UnresolvedUse> = Vec::new();
+        for (inst, id) in &ctx.bad_uses {
+            unresolved.push(describe(
+                m,
+                g,
+                table,
+                &ctx,
+                None,
+                None,
+                *inst,
+                *id,
+                &HashMap::default(),
+            ));
+        }
+        for (fid, b, defs) in &bad {
+            if !dead.contains(fid) {
+                unresolved.push(describe(
+                    m,
+                    g,
+                    table,
+                    &ctx,
+                    Some(*fid),
+                    Some(b.block),
+                    b.inst,
+                    b.value,
+                    defs,
+                ));
+            }
+        }
+        if !unresolved.is_empty() {
+            return Err(Error::Unresolved(unresolved));
+        }
+
+        // Module scope: rewrite readers, then decide what goes.
+        let global_rewrites = emit::rewrite_globals(m, &mut ctx);
+        if ctx.next_id < m.bound() {
+            return Err(crate::error::binary(
+                12,
+                "no id left below 2^32 for a new constant",
+            ));
+        }
+        for f in &m.functions {
+            if dead.contains(&f.id) {
+                report.functions_removed.push(g.function_name(f.id));
+                removed_ids.insert(f.id);
+                for inst in crate::module::insts(m.words, f.start, f.end) {
+                    if let Some(p) = crate::operands::result_pos(inst.opcode)
+                        && let Some(&id) = m.words.get(inst.at + p)
+                    {
+                        removed_ids.insert(id);
+                    }
+                }
+            }
+        }
+        for &site in ctx.site_value.keys() {
+            if !ctx.repurposed.contains_key(&site) {
+                removed_ids.insert(site);
+            }
+        }
+        for (&id, v) in &ctx.module_chain {
+            if matches!(v, context::Val::Const(_) | context::Val::Same(_)) {
+                removed_ids.insert(id);
+            }
+        }
+        let mut kept_mentions: HashSet<u32> = HashSet::default();
+        for (f, facts) in m.functions.iter().zip(&a.facts) {
+            if dead.contains(&f.id) {
+                continue;
+            }
+            match kept_mentions_by_fn.get(&f.id) {
+                Some(v) => kept_mentions.extend(v.iter().copied()),
+                None => kept_mentions.extend(facts.watched.iter().copied()),
+            }
+        }
+        let table_ids =
+            sweep::removable_table_ids(m, &a.closure, &removed_ids, &kept_mentions, table.variable);
+        removed_ids.extend(table_ids);
+        report.table_removed = true;
+        report.functions_removed.sort();
+
+        let plan = emit::Plan {
+            removed_ids: &removed_ids,
+            removed_functions: &dead,
+            rewritten: &rewritten,
+            global_rewrites: &global_rewrites,
+        };
+        Ok((emit::emit(m, &ctx, &plan), report))
+    }
 }
 
 /// Values of every predicate for the target, in table order.
@@ -123,156 +460,6 @@ fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec<Resolved>>
         predicates: table.predicates.clone(),
     };
     inspection.resolve(target)
-}
-
-/// The passes, for one set of predicate values.
-fn run(
-    m: &Module<'_>,
-    g: &Globals,
-    table: &PredicateTable,
-    values: &HashMap<u32, bool>,
-    report: &mut Report,
-) -> Result<Vec<u32>> {
-    let mut ctx = Context::new(m, g, table, values)?;
-    let n = m.words.len();
-    let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
-    let functions = IdSet::new(function_ids.iter().copied(), n);
-    let closure = sweep::table_closure(m, g, table);
-    let watch = IdSet::new(closure.iter().copied(), n);
-    let interest = scan::Interest::new(ctx.touch.clone(), functions.clone(), watch.clone(), n);
-
-    // Scan, then rewrite what predicates reach.
-    let mut before: HashMap<u32, Vec<u32>> = HashMap::default();
-    let mut after: HashMap<u32, Vec<u32>> = HashMap::default();
-    let mut roots: HashSet<u32> = HashSet::default();
-    let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::default();
-    let mut mentions: HashMap<u32, Vec<u32>> = HashMap::default();
-    let mut removed_ids: HashSet<u32> = HashSet::default();
-    let mut bad: Vec<(u32, function::BadUse, HashMap<u32, crate::module::Inst>)> = Vec::new();
-    for f in &m.functions {
-        let facts = scan::scan_function(m, f, &interest)?;
-        roots.extend(facts.fn_refs.iter().copied());
-        before.insert(f.id, facts.callees.clone());
-        if facts.touched {
-            let name = g.function_name(f.id);
-            let r = function::rewrite(m, &mut ctx, f.start, f.end, &name)?;
-            report.branches_folded += r.branches_folded;
-            report.selects_folded += r.selects_folded;
-            report.phis_folded += r.phis_folded;
-            report.blocks_removed += r.blocks_removed;
-            report.functions_rewritten.push(name);
-            removed_ids.extend(r.removed_ids.iter().copied());
-            for b in r.bad_uses {
-                bad.push((f.id, b, r.chain_defs.clone()));
-            }
-            after.insert(f.id, r.callees);
-            let fwatch: Vec<u32> = r
-                .words
-                .iter()
-                .copied()
-                .filter(|x| watch.contains(*x))
-                .collect();
-            mentions.insert(f.id, fwatch);
-            rewritten.insert(f.id, r.words);
-        } else {
-            after.insert(f.id, facts.callees);
-            mentions.insert(f.id, facts.watched);
-        }
-    }
-    for &ep in &g.entry_points {
-        roots.insert(m.words[ep.at + 2]);
-    }
-    roots.extend(
-        g.exported
-            .iter()
-            .copied()
-            .filter(|id| functions.contains(*id)),
-    );
-    let dead = sweep::dead_functions(&function_ids, &roots, &before, &after);
-
-    // Unresolved uses in what survives fail the run.
-    let mut unresolved: Vec<UnresolvedUse> = Vec::new();
-    for (inst, id) in &ctx.bad_uses {
-        unresolved.push(describe(
-            m,
-            g,
-            table,
-            &ctx,
-            None,
-            None,
-            *inst,
-            *id,
-            &HashMap::default(),
-        ));
-    }
-    for (fid, b, defs) in &bad {
-        if !dead.contains(fid) {
-            unresolved.push(describe(
-                m,
-                g,
-                table,
-                &ctx,
-                Some(*fid),
-                Some(b.block),
-                b.inst,
-                b.value,
-                defs,
-            ));
-        }
-    }
-    if !unresolved.is_empty() {
-        return Err(Error::Unresolved(unresolved));
-    }
-
-    // Module scope: rewrite readers, then decide what goes.
-    let global_rewrites = emit::rewrite_globals(m, &mut ctx);
-    if ctx.next_id < m.bound() || (ctx.next_id == u32::MAX && !ctx.new_consts.is_empty()) {
-        return Err(crate::error::binary(
-            12,
-            "no id left below 2^32 for a new constant",
-        ));
-    }
-    for f in &m.functions {
-        if dead.contains(&f.id) {
-            report.functions_removed.push(g.function_name(f.id));
-            removed_ids.insert(f.id);
-            for inst in crate::module::insts(m.words, f.start, f.end) {
-                if let Some(p) = crate::operands::result_pos(inst.opcode)
-                    && let Some(&id) = m.words.get(inst.at + p)
-                {
-                    removed_ids.insert(id);
-                }
-            }
-        }
-    }
-    for &site in ctx.site_value.keys() {
-        if !ctx.repurposed.contains_key(&site) {
-            removed_ids.insert(site);
-        }
-    }
-    for (&id, v) in &ctx.module_chain {
-        if matches!(v, context::Val::Const(_) | context::Val::Same(_)) {
-            removed_ids.insert(id);
-        }
-    }
-    let kept_mentions: HashSet<u32> = mentions
-        .iter()
-        .filter(|(f, _)| !dead.contains(f))
-        .flat_map(|(_, v)| v.iter().copied())
-        .collect();
-    let table_ids =
-        sweep::removable_table_ids(m, &closure, &removed_ids, &kept_mentions, table.variable);
-    removed_ids.extend(table_ids);
-    report.table_removed = true;
-    report.functions_removed.sort();
-
-    let plan = emit::Plan {
-        removed_ids: &removed_ids,
-        removed_functions: &dead,
-        rewritten: &rewritten,
-        global_rewrites: &global_rewrites,
-    };
-    Ok(emit::emit(m, &ctx, &plan))
 }
 
 /// Turns a bad use into the message parts people need.

@@ -20,19 +20,29 @@ use crate::table::PredicateTable;
 pub fn dead_functions(
     all: &[u32],
     roots: &HashSet<u32>,
-    before: &HashMap<u32, Vec<u32>>,
+    before: &HashMap<u32, &[u32]>,
     after: &HashMap<u32, Vec<u32>>,
 ) -> HashSet<u32> {
-    let reach = |starts: &mut dyn Iterator<Item = u32>, edges: &HashMap<u32, Vec<u32>>| {
+    fn reach<E: AsRef<[u32]>>(
+        starts: &mut dyn Iterator<Item = u32>,
+        edges: &HashMap<u32, E>,
+    ) -> HashSet<u32> {
         let mut seen: HashSet<u32> = HashSet::default();
         let mut stack: Vec<u32> = starts.collect();
         while let Some(f) = stack.pop() {
             if seen.insert(f) {
-                stack.extend(edges.get(&f).into_iter().flatten().copied());
+                stack.extend(
+                    edges
+                        .get(&f)
+                        .map(|e| e.as_ref())
+                        .unwrap_or(&[])
+                        .iter()
+                        .copied(),
+                );
             }
         }
         seen
-    };
+    }
     let reached_before = reach(&mut roots.iter().copied(), before);
     let mut starts = roots
         .iter()

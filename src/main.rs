@@ -43,8 +43,29 @@ struct SpecializeArgs {
     /// Target ID: a processor (gfx950), a legacy alias (tahiti), a generic
     /// target (gfx9-4-generic), optionally with target-ID features
     /// (gfx950:sramecc+:xnack-).
-    #[arg(long, short = 't', value_name = "TARGET", required = true)]
+    #[arg(
+        long,
+        short = 't',
+        value_name = "TARGET",
+        required_unless_present_any = ["targets", "all_targets"]
+    )]
     target: Option<String>,
+    /// Specialize for each of these targets (comma-separated) into --out-dir.
+    #[arg(
+        long,
+        value_name = "T1,T2,...",
+        value_delimiter = ',',
+        conflicts_with_all = ["target", "all_targets"],
+        requires = "out_dir"
+    )]
+    targets: Vec<String>,
+    /// Specialize for every processor of the arch tables into --out-dir.
+    #[arg(long, conflicts_with = "target", requires = "out_dir")]
+    all_targets: bool,
+    /// Batch output: one module per target, `<target>.spv` (`:` written as
+    /// `_`), plus `manifest.json`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"])]
+    out_dir: Option<PathBuf>,
     /// Arch tables and wave size.
     #[command(flatten)]
     tables: TablesArgs,
@@ -57,7 +78,7 @@ struct SpecializeArgs {
         short = 'o',
         long = "output",
         value_name = "OUT",
-        required_unless_present = "in_place"
+        required_unless_present_any = ["in_place", "out_dir"]
     )]
     output: Option<PathBuf>,
     /// Overwrite the input file with the result (atomically).

@@ -422,3 +422,58 @@ fn targets_lists_every_processor() {
     let dir = repo().join("arch-tables").display().to_string();
     assert_eq!(stdout(&run(&["targets", "--arch-tables", &dir])), text);
 }
+
+#[test]
+fn batch_writes_one_module_per_target_and_a_manifest() {
+    use sha2::{Digest, Sha256};
+    let dir = scratch("batch");
+    let out_dir = dir.join("out");
+    let out = run(&[
+        "--all-targets",
+        &golden("dispatch-chain"),
+        "--out-dir",
+        out_dir.to_str().unwrap(),
+        "--report",
+        "none",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("manifest.json")).unwrap()).unwrap();
+    let entries = manifest["targets"].as_array().unwrap();
+    let tables = rspv_specialize::ArchTables::embedded();
+    assert_eq!(entries.len(), tables.processors().len());
+    let input = std::fs::read(golden("dispatch-chain")).unwrap();
+    for e in entries {
+        let file = out_dir.join(e["file"].as_str().unwrap());
+        let data = std::fs::read(&file).unwrap();
+        assert_eq!(e["size"].as_u64().unwrap() as usize, data.len());
+        let sha: String = Sha256::digest(&data)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(e["sha256"], sha.as_str());
+        let t = tables.target(e["target"].as_str().unwrap()).unwrap();
+        let one =
+            rspv_specialize::specialize(&input, &t, &rspv_specialize::Options::default()).unwrap();
+        assert_eq!(data, one.bytes(), "{}", t.id());
+        for p in &one.report().predicates {
+            assert_eq!(e["predicates"][&p.name], p.value);
+        }
+    }
+    // All or nothing: a module that fails for some target writes nothing.
+    let bad_dir = dir.join("bad");
+    let out = run(&[
+        "--targets",
+        "gfx950,gfx1100",
+        &golden("unresolved-store"),
+        "--out-dir",
+        bad_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2 of 2 targets failed"));
+    assert!(!bad_dir.exists());
+}

@@ -106,3 +106,11 @@ pub(crate) fn emit_json(value: &Value) -> Result<(), Error> {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     emit(&format!("{text}\n"))
 }
+
+/// Writes a JSON value to stderr, pretty-printed.
+pub(crate) fn emit_json_to_stderr(value: &Value) {
+    eprintln!(
+        "{}",
+        serde_json::to_string_pretty(value).unwrap_or_default()
+    );
+}

@@ -1,5 +1,6 @@
 //! The command line's pieces, one file per command plus shared I/O.
 
+pub mod batch;
 pub mod inspect;
 pub mod io;
 pub mod specialize;

@@ -15,9 +15,16 @@ use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job.
 pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
-    let (Some(target_id), Some(input)) = (&args.target, &args.input) else {
-        // clap enforces both; this only guards against misuse.
-        return Err(usage("--target and IN are required"));
+    let Some(input) = &args.input else {
+        return Err(usage("IN is required"));
+    };
+    if let Some(dir) = &args.out_dir {
+        let tables = load_tables(args.tables.arch_tables.as_deref())?;
+        return super::batch::run_batch(args, &tables, input, dir);
+    }
+    let Some(target_id) = &args.target else {
+        // clap enforces it; this only guards against misuse.
+        return Err(usage("--target is required"));
     };
     let output = match (&args.output, args.in_place) {
         (Some(o), false) => o.clone(),

@@ -225,6 +225,18 @@ impl<'w> Prepared<'w> {
         targets: &[Target<'_>],
         options: &Options,
     ) -> Vec<Result<Specialized>> {
+        self.specialize_many_with_progress(targets, options, &|_, _| {})
+    }
+
+    /// [`Prepared::specialize_many`], calling `progress(done, total)` from a
+    /// worker thread each time one distinct rewrite finishes (`total` is
+    /// the number of distinct predicate-value sets among the targets).
+    pub fn specialize_many_with_progress(
+        &self,
+        targets: &[Target<'_>],
+        options: &Options,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Vec<Result<Specialized>> {
         let Some(a) = &self.analysis else {
             return targets
                 .iter()
@@ -254,6 +266,7 @@ impl<'w> Prepared<'w> {
             .min(groups.len())
             .max(1);
         let next = std::sync::atomic::AtomicUsize::new(0);
+        let finished = std::sync::atomic::AtomicUsize::new(0);
         let mut outputs: Vec<Option<Result<(Arc<Vec<u32>>, Report)>>> = vec![None; groups.len()];
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..workers)
@@ -267,6 +280,8 @@ impl<'w> Prepared<'w> {
                             }
                             let r = self.run(a, &groups[i].1).map(|(w, rep)| (Arc::new(w), rep));
                             done.push((i, r));
+                            let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            progress(k + 1, groups.len());
                         }
                     })
                 })

@@ -135,6 +135,9 @@ pub struct Prepared<'w> {
     analysis: Option<Analysis>,
 }
 
+/// One distinct rewrite's result, shared by the targets of its group.
+type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
+
 /// What does not depend on the predicates' values.
 struct Analysis {
     table: PredicateTable,
@@ -267,7 +270,7 @@ impl<'w> Prepared<'w> {
             .max(1);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let finished = std::sync::atomic::AtomicUsize::new(0);
-        let mut outputs: Vec<Option<Result<(Arc<Vec<u32>>, Report)>>> = vec![None; groups.len()];
+        let mut outputs: Vec<Option<GroupOutput>> = vec![None; groups.len()];
         std::thread::scope(|s| {
             let handles: Vec<_> = (0..workers)
                 .map(|_| {

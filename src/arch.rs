@@ -80,6 +80,13 @@ pub struct ArchTables {
 
 impl ArchTables {
     /// The tables built into the library from the repository's `arch-tables/`.
+    ///
+    /// ```
+    /// use rspv_specialize::ArchTables;
+    /// let tables = ArchTables::embedded();
+    /// assert_eq!(tables.processors().len(), 61);
+    /// assert_eq!(tables.processor("tahiti").unwrap().name, "gfx600");
+    /// ```
     pub fn embedded() -> ArchTables {
         let files = EMBEDDED
             .iter()
@@ -91,6 +98,17 @@ impl ArchTables {
 
     /// Loads every `*.yaml` file in `dir`: one per processor, plus an optional
     /// `builtins.yaml`.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use rspv_specialize::ArchTables;
+    /// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("arch-tables");
+    /// let tables = ArchTables::from_dir(&dir).unwrap();
+    /// assert_eq!(tables.processors(), ArchTables::embedded().processors());
+    ///
+    /// let missing = ArchTables::from_dir(Path::new("no/such/dir")).unwrap_err();
+    /// assert!(missing.to_string().starts_with("no/such/dir: "));
+    /// ```
     pub fn from_dir(dir: &Path) -> Result<ArchTables> {
         let io = |e: std::io::Error| Error::Io {
             path: dir.display().to_string(),

@@ -58,6 +58,12 @@ impl Inspection {
 /// let bytes = std::fs::read("tests/golden/direct-branch/input.spv").unwrap();
 /// let table = rspv_specialize::inspect(&bytes).unwrap();
 /// assert!(table.has_table);
+/// assert!(!table.predicates.is_empty());
+///
+/// // A module without a table reads fine, with no predicates.
+/// let bytes = std::fs::read("tests/golden/no-table/input.spv").unwrap();
+/// let table = rspv_specialize::inspect(&bytes).unwrap();
+/// assert!(!table.has_table && table.predicates.is_empty());
 /// ```
 pub fn inspect(bytes: &[u8]) -> Result<Inspection> {
     let (words, _) = words_from_bytes(bytes)?;
@@ -65,6 +71,22 @@ pub fn inspect(bytes: &[u8]) -> Result<Inspection> {
 }
 
 /// Reads the predicate table of a module given as host-order words.
+///
+/// ```
+/// use rspv_specialize::{inspect_words, module::words_from_bytes};
+/// let bytes = std::fs::read("tests/golden/dispatch-chain/input.spv").unwrap();
+/// let (words, _endian) = words_from_bytes(&bytes).unwrap();
+/// let table = inspect_words(&words).unwrap();
+/// let names: Vec<&str> = table.predicates.iter().map(|p| p.name.as_str()).collect();
+/// assert_eq!(
+///     names,
+///     [
+///         "has.wmma-128b-insts,wavefrontsize32",
+///         "has.mai-insts",
+///         "has.wmma-256b-insts,wavefrontsize32",
+///     ]
+/// );
+/// ```
 pub fn inspect_words(words: &[u32]) -> Result<Inspection> {
     let m = Module::parse(words)?;
     let g = Globals::scan(&m)?;

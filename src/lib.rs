@@ -12,6 +12,8 @@
 //! table) → [`target`] (values for one GPU) → the rewrite → bytes.
 
 pub mod arch;
+/// The C ABI (`include/rspv_specialize.h`): tables, specialize, buffers, errors.
+pub mod capi;
 mod disasm;
 pub mod error;
 mod fastmap;

@@ -57,24 +57,22 @@ pub fn words_from_bytes(bytes: &[u8]) -> Result<(Vec<u32>, Endian)> {
             ),
         ));
     };
-    let words = bytes
-        .chunks_exact(4)
-        .map(|c| {
-            let w = [c[0], c[1], c[2], c[3]];
-            match endian {
-                Endian::Little => u32::from_le_bytes(w),
-                Endian::Big => u32::from_be_bytes(w),
-            }
-        })
-        .collect();
+    let mut words = vec![0u32; bytes.len() / 4];
+    for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        let b = [c[0], c[1], c[2], c[3]];
+        *w = match endian {
+            Endian::Little => u32::from_le_bytes(b),
+            Endian::Big => u32::from_be_bytes(b),
+        };
+    }
     Ok((words, endian))
 }
 
 /// Serializes host words in the given byte order.
 pub fn bytes_from_words(words: &[u32], endian: Endian) -> Vec<u8> {
-    let mut out = Vec::with_capacity(words.len() * 4);
-    for &w in words {
-        out.extend_from_slice(&match endian {
+    let mut out = vec![0u8; words.len() * 4];
+    for (c, &w) in out.chunks_exact_mut(4).zip(words) {
+        c.copy_from_slice(&match endian {
             Endian::Little => w.to_le_bytes(),
             Endian::Big => w.to_be_bytes(),
         });

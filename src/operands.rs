@@ -33,9 +33,18 @@ pub enum Role {
     MaybeId,
 }
 
+/// What the walker needs to know of an opcode.
+#[derive(Clone, Copy)]
+struct Entry {
+    grammar: &'static Instruction<'static>,
+    /// For instructions whose operands are all ids: `(has result type,
+    /// has result, number of fixed id operands after them, trailing id list)`.
+    simple: Option<(bool, bool, usize, bool)>,
+}
+
 /// Opcode → grammar entry, built once: an immutable lookup table.
-fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
-    static TABLE: OnceLock<Vec<Option<&'static Instruction<'static>>>> = OnceLock::new();
+fn entry(opcode: u16) -> Option<Entry> {
+    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let max = INSTRUCTION_TABLE
             .iter()
@@ -44,11 +53,42 @@ fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
             .unwrap_or(0);
         let mut t = vec![None; max as usize + 1];
         for inst in INSTRUCTION_TABLE.iter() {
-            t[inst.opcode as usize] = Some(inst);
+            t[inst.opcode as usize] = Some(Entry {
+                grammar: inst,
+                simple: simple_layout(inst),
+            });
         }
         t
     });
     table.get(opcode as usize).copied().flatten()
+}
+
+/// The all-ids layout of an instruction, if it has one.
+fn simple_layout(inst: &Instruction<'_>) -> Option<(bool, bool, usize, bool)> {
+    use OperandKind as K;
+    let ops = inst.operands;
+    let mut i = 0;
+    let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
+    i += has_type as usize;
+    let has_result = ops.get(i).is_some_and(|o| o.kind == K::IdResult);
+    i += has_result as usize;
+    let mut fixed = 0;
+    let mut list = false;
+    for o in &ops[i..] {
+        if !matches!(o.kind, K::IdRef | K::IdScope | K::IdMemorySemantics) || list {
+            return None;
+        }
+        match o.quantifier {
+            OperandQuantifier::One => fixed += 1,
+            OperandQuantifier::ZeroOrMore => list = true,
+            OperandQuantifier::ZeroOrOne => return None,
+        }
+    }
+    Some((has_type, has_result, fixed, list))
+}
+
+fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
+    entry(opcode).map(|e| e.grammar)
 }
 
 /// The name of an opcode (`OpLoad`), or `Op<number>` when unknown.
@@ -89,10 +129,42 @@ pub fn for_each_id(
     f: &mut dyn FnMut(usize, Role),
 ) -> Result<()> {
     let opcode = (words[0] & 0xffff) as u16;
-    let Some(g) = grammar(opcode) else {
+    let Some(e) = entry(opcode) else {
         (1..words.len()).for_each(|i| f(i, Role::MaybeId));
         return Ok(());
     };
+    if let Some((has_type, has_result, fixed, list)) = e.simple {
+        let head = has_type as usize + has_result as usize;
+        if words.len() < 1 + head + fixed {
+            return Err(binary(
+                at,
+                format!(
+                    "{} has too few operands ({} words)",
+                    opname(opcode),
+                    words.len()
+                ),
+            ));
+        }
+        if has_type {
+            f(1, Role::ResultType);
+        }
+        if has_result {
+            f(head, Role::Result);
+        }
+        let extra = if list { Role::Use } else { Role::MaybeId };
+        for i in 1 + head..words.len() {
+            f(
+                i,
+                if i < 1 + head + fixed {
+                    Role::Use
+                } else {
+                    extra
+                },
+            );
+        }
+        return Ok(());
+    }
+    let g = e.grammar;
     let mut w = Walker {
         words,
         pos: 1,

@@ -118,6 +118,16 @@ fn parse_target_id<'t>(
 
 impl ArchTables {
     /// Resolves a target ID with default options.
+    ///
+    /// ```
+    /// use rspv_specialize::{ArchTables, Error};
+    /// let tables = ArchTables::embedded();
+    /// let t = tables.target("gfx90a:xnack+").unwrap();
+    /// assert_eq!(t.processor().name, "gfx90a");
+    /// assert!(t.features().contains("xnack"));
+    /// assert_eq!(tables.target("tahiti").unwrap().id(), "gfx600");
+    /// assert!(matches!(tables.target("gfx9999"), Err(Error::UnknownTarget { .. })));
+    /// ```
     pub fn target(&self, id: &str) -> Result<Target<'_>> {
         self.target_with(id, &TargetOptions::default())
     }
@@ -125,6 +135,15 @@ impl ArchTables {
     /// Resolves a target ID. Unknown processors are an error suggesting the
     /// closest names; a modifier the processor does not support is an error;
     /// wave64 on a wave32-only processor is an error.
+    ///
+    /// ```
+    /// use rspv_specialize::{ArchTables, TargetOptions};
+    /// let tables = ArchTables::embedded();
+    /// let wave64 = TargetOptions { wave64: true };
+    /// let t = tables.target_with("gfx1100", &wave64).unwrap();
+    /// assert!(t.features().contains("wavefrontsize64"));
+    /// assert!(tables.target_with("gfx1250", &wave64).is_err());
+    /// ```
     pub fn target_with(&self, id: &str, options: &TargetOptions) -> Result<Target<'_>> {
         let (processor, modifiers) = parse_target_id(self, id)?;
         let mut features = processor.features.clone();
@@ -177,6 +196,17 @@ impl<'t> Target<'t> {
     /// The value of the predicate named `name` (`is.X` or `has.EXPR`) for
     /// this target. Errors only for names that are neither, or malformed
     /// expressions.
+    ///
+    /// ```
+    /// use rspv_specialize::ArchTables;
+    /// let tables = ArchTables::embedded();
+    /// let gfx942 = tables.target("gfx942").unwrap();
+    /// assert!(gfx942.evaluate("has.mai-insts").unwrap().value);
+    /// assert!(!gfx942.evaluate("is.gfx950").unwrap().value);
+    /// let unknown = gfx942.evaluate("is.gfx9999").unwrap();
+    /// assert!(!unknown.value && unknown.note.is_some());
+    /// assert!(gfx942.evaluate("mai-insts").is_err());
+    /// ```
     pub fn evaluate(&self, name: &str) -> std::result::Result<Evaluation, String> {
         match PredicateKind::split(name) {
             Some((PredicateKind::Is, what)) => Ok(self.evaluate_is(what)),

@@ -124,6 +124,7 @@ impl<'a> Context<'a> {
     /// logic and selects over chain values, and records other readers.
     fn module_scope(&mut self) -> Result<()> {
         let m = self.m;
+        let sites = IdSet::new(self.site_value.keys().copied(), m.words.len());
         for &inst in &m.globals {
             if matches!(
                 inst.opcode,
@@ -137,6 +138,14 @@ impl<'a> Context<'a> {
                 continue;
             }
             let w = m.inst_words(inst);
+            // Cheap test first: does any word name a site or a chain value?
+            let maybe = w[1..].iter().any(|x| {
+                sites.contains(*x)
+                    || (!self.module_chain.is_empty() && self.module_chain.contains_key(x))
+            });
+            if !maybe {
+                continue;
+            }
             let mut used = Vec::new();
             for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
                 if matches!(role, Role::Use | Role::MaybeId) {

@@ -89,7 +89,9 @@ struct Func<'m> {
     /// Defining instruction index of each local result id.
     def: HashMap<u32, usize>,
     /// Instructions using each local or global id.
-    users: HashMap<u32, Vec<usize>>,
+    /// `(id, instruction)` for every use, sorted: the users of an id are
+    /// one contiguous run.
+    uses: Vec<(u32, u32)>,
 }
 
 fn is_terminator(opcode: u16) -> bool {
@@ -134,7 +136,7 @@ impl<'m> Func<'m> {
             block_of_label: HashMap::default(),
             block_of_inst: Vec::with_capacity(list.len()),
             def: HashMap::default(),
-            users: HashMap::default(),
+            uses: Vec::new(),
             insts: list,
         };
         // Types of local values, for OpSwitch literal widths.
@@ -201,7 +203,7 @@ impl<'m> Func<'m> {
                         }
                     }
                     Role::ResultType => ty = Some(id),
-                    Role::Use | Role::MaybeId => f.users.entry(id).or_default().push(i),
+                    Role::Use | Role::MaybeId => f.uses.push((id, i as u32)),
                 }
             }
         }
@@ -209,6 +211,7 @@ impl<'m> Func<'m> {
         if let Some(b) = f.blocks.last_mut() {
             b.end = f.insts.len() - 1; // before OpFunctionEnd
         }
+        f.uses.sort_unstable();
         for b in &f.blocks {
             if b.first >= b.end || !is_terminator(f.insts[b.end - 1].opcode) {
                 let inst = f.insts[b.first - 1];
@@ -220,6 +223,15 @@ impl<'m> Func<'m> {
             }
         }
         Ok(f)
+    }
+
+    /// The instructions that use `id`, in order.
+    fn users(&self, id: u32) -> impl Iterator<Item = usize> + '_ {
+        let start = self.uses.partition_point(|&(x, _)| x < id);
+        self.uses[start..]
+            .iter()
+            .take_while(move |&&(x, _)| x == id)
+            .map(|&(_, i)| i as usize)
     }
 
     /// The id positions of instruction `i`.
@@ -374,8 +386,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 }
             }
             while let Some(id) = self.value_wl.pop() {
-                let users = self.f.users.get(&id).cloned().unwrap_or_default();
-                for u in users {
+                for u in self.f.users(id) {
                     let b = self.f.block_of_inst[u];
                     if b != usize::MAX && self.exec_block[b] {
                         self.visit(u)?;
@@ -791,14 +802,14 @@ fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
 fn local_chain(f: &Func<'_>, ctx: &Context<'_>) -> HashSet<u32> {
     let mut chain: HashSet<u32> = HashSet::default();
     let mut work: Vec<u32> = f
-        .users
-        .keys()
-        .copied()
+        .uses
+        .iter()
+        .map(|&(id, _)| id)
         .filter(|id| ctx.is_chain(*id))
         .collect();
-    work.sort_unstable();
+    work.dedup();
     while let Some(id) = work.pop() {
-        for &u in f.users.get(&id).map(Vec::as_slice).unwrap_or(&[]) {
+        for u in f.users(id) {
             let inst = f.insts[u];
             if !(is_logic(inst.opcode) || inst.opcode == op::Select || inst.opcode == op::Phi) {
                 continue;

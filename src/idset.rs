@@ -7,35 +7,46 @@
 //! must not make us allocate gigabytes).
 
 /// Membership set of ids.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct IdSet {
     bits: Vec<u64>,
     sorted: Vec<u32>,
     dense: bool,
+    empty: bool,
+}
+
+impl Default for IdSet {
+    fn default() -> IdSet {
+        IdSet::new([], 0)
+    }
 }
 
 impl IdSet {
     /// Builds the set; `module_words` bounds the size of the bit vector.
     pub fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
-        let mut sorted: Vec<u32> = ids.into_iter().collect();
-        sorted.sort_unstable();
-        sorted.dedup();
-        let max = sorted.last().copied().unwrap_or(0) as usize;
+        let ids: Vec<u32> = ids.into_iter().collect();
+        let max = ids.iter().copied().max().unwrap_or(0) as usize;
+        let empty = ids.is_empty();
         if max / 8 <= module_words.saturating_mul(4).max(1 << 16) {
             let mut bits = vec![0u64; max / 64 + 1];
-            for &id in &sorted {
+            for &id in &ids {
                 bits[id as usize / 64] |= 1 << (id % 64);
             }
             IdSet {
                 bits,
-                sorted,
+                sorted: Vec::new(),
                 dense: true,
+                empty,
             }
         } else {
+            let mut sorted = ids;
+            sorted.sort_unstable();
+            sorted.dedup();
             IdSet {
                 bits: Vec::new(),
                 sorted,
                 dense: false,
+                empty,
             }
         }
     }
@@ -54,12 +65,17 @@ impl IdSet {
 
     /// The members, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.sorted.iter().copied()
+        let dense = self.bits.iter().enumerate().flat_map(|(k, &w)| {
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| (k * 64 + b) as u32)
+        });
+        dense.chain(self.sorted.iter().copied())
     }
 
     /// True when the set has no members.
     pub fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
+        self.empty
     }
 
     /// True when any of `words` is a member.
@@ -82,5 +98,7 @@ mod tests {
             assert_eq!(sparse.contains(id), ids.contains(&id), "{id}");
         }
         assert!(sparse.contains(u32::MAX - 1));
+        assert_eq!(dense.iter().collect::<Vec<_>>(), ids);
+        assert!(IdSet::default().is_empty() && !dense.is_empty());
     }
 }

@@ -84,6 +84,10 @@ struct Func<'m> {
     id_start: Vec<u32>,
     blocks: Vec<Block>,
     block_of_label: HashMap<u32, usize>,
+    /// Successor blocks of every block, back to back;
+    /// `succ_start[b]..succ_start[b + 1]` are block `b`'s.
+    succ_list: Vec<usize>,
+    succ_start: Vec<u32>,
     /// Block index of each instruction (usize::MAX before the first label).
     block_of_inst: Vec<usize>,
     /// Defining instruction index of each local result id.
@@ -134,6 +138,8 @@ impl<'m> Func<'m> {
             id_start: Vec::with_capacity(list.len() + 1),
             blocks: Vec::new(),
             block_of_label: HashMap::default(),
+            succ_list: Vec::new(),
+            succ_start: Vec::new(),
             block_of_inst: Vec::with_capacity(list.len()),
             def: HashMap::default(),
             uses: Vec::new(),
@@ -222,6 +228,22 @@ impl<'m> Func<'m> {
                 ));
             }
         }
+        for b in 0..f.blocks.len() {
+            f.succ_start.push(f.succ_list.len() as u32);
+            let t = f.terminator(b);
+            let w = f.inst_words(t);
+            for p in f.successor_positions(b) {
+                let Some(&s) = f.block_of_label.get(&w[p]) else {
+                    return Err(structure(
+                        &f.insts[t],
+                        fname,
+                        format!("branch target %{} is not a block of this function", w[p]),
+                    ));
+                };
+                f.succ_list.push(s);
+            }
+        }
+        f.succ_start.push(f.succ_list.len() as u32);
         Ok(f)
     }
 
@@ -272,21 +294,9 @@ impl<'m> Func<'m> {
         }
     }
 
-    fn successors(&self, b: usize, fname: &str) -> Result<Vec<usize>> {
-        let t = self.terminator(b);
-        let w = self.inst_words(t);
-        self.successor_positions(b)
-            .into_iter()
-            .map(|p| {
-                self.block_of_label.get(&w[p]).copied().ok_or_else(|| {
-                    structure(
-                        &self.insts[t],
-                        fname,
-                        format!("branch target %{} is not a block of this function", w[p]),
-                    )
-                })
-            })
-            .collect()
+    /// Successor blocks of block `b`, in terminator order.
+    fn successors(&self, b: usize) -> &[usize] {
+        &self.succ_list[self.succ_start[b] as usize..self.succ_start[b + 1] as usize]
     }
 }
 
@@ -490,7 +500,8 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 self.set(w[2], v);
             }
             op::Branch | op::BranchConditional | op::Switch => {
-                let succ = self.f.successors(b, self.fname)?;
+                let f = self.f;
+                let succ = f.successors(b);
                 let chosen = match inst.opcode {
                     op::BranchConditional => match self.value(w[1]) {
                         Val::Const(true) => Some(Some(succ[0])),
@@ -498,7 +509,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                         Val::Top => Some(None),
                         _ => None,
                     },
-                    op::Switch => self.switch_target(i, &succ),
+                    op::Switch => self.switch_target(i, succ),
                     _ => None,
                 };
                 match chosen {
@@ -511,7 +522,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                     Some(None) => {} // condition not known yet
                     None => {
                         self.decided.remove(&b);
-                        for s in succ {
+                        for &s in succ {
                             self.mark_edge(b, s);
                         }
                     }
@@ -664,7 +675,7 @@ pub fn rewrite(
     // Blocks of the result, in an order where each block follows its
     // immediate dominator.
     let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
-    let order = dominance_order(&f, &kept, &live, &decided, fname)?;
+    let order = dominance_order(&f, &kept, &live, &decided);
     out.blocks_removed = n - kept.len();
 
     // Emit.
@@ -777,8 +788,8 @@ fn kept_edges(
         }
         if let Some(&d) = decided.get(&b) {
             e.insert((b, d));
-        } else if let Ok(succ) = f.successors(b, "") {
-            for s in succ {
+        } else {
+            for &s in f.successors(b) {
                 e.insert((b, s));
             }
         }
@@ -894,8 +905,7 @@ fn dominance_order(
     kept: &[usize],
     live: &[bool],
     decided: &HashMap<usize, usize>,
-    fname: &str,
-) -> Result<Vec<usize>> {
+) -> Vec<usize> {
     let mut index: HashMap<usize, usize> = HashMap::default();
     for (k, &b) in kept.iter().enumerate() {
         index.insert(b, k);
@@ -907,7 +917,7 @@ fn dominance_order(
         }
         let targets = match decided.get(&b) {
             Some(&d) => vec![d],
-            None => f.successors(b, fname)?,
+            None => f.successors(b).to_vec(),
         };
         succ[k].extend(targets.iter().filter_map(|t| index.get(t).copied()));
     }
@@ -931,7 +941,7 @@ fn dominance_order(
         }
     }
     order.extend(waiting.into_iter().map(|w| kept[w]));
-    Ok(order)
+    order
 }
 
 /// Immediate dominators of nodes `0..n` (entry 0) by Cooper, Harvey and

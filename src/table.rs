@@ -242,6 +242,7 @@ fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }
+    let mut site_spec: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
     for &(target, spec_id, dec) in &g.spec_ids {
         let Some(&i) = index.get(&spec_id) else {
             continue;
@@ -253,6 +254,16 @@ fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()
                 if (d.opcode == op::SpecConstantTrue || d.opcode == op::SpecConstantFalse)
                     && Some(w[d.at + 1]) == g.bool_type =>
             {
+                if let Some(other) = site_spec.insert(target, spec_id)
+                    && other != spec_id
+                {
+                    return Err(table_err(
+                        dec.byte_offset(),
+                        format!(
+                            "spec constant %{target} has two SpecIds of the table: {other} and {spec_id}"
+                        ),
+                    ));
+                }
                 table.predicates[i].sites.push(target);
             }
             _ => {

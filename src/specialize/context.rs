@@ -228,17 +228,23 @@ impl<'a> Context<'a> {
 
     /// The id that replaces a module-level id in every use, if any.
     pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
-        if let Some(&b) = self.site_value.get(&id) {
-            if self.repurposed.get(&id) == Some(&b) {
-                return None;
+        // Follow `Same` links iteratively; a cycle (possible only in an
+        // invalid module) stops the walk where it closes.
+        let mut cur = id;
+        for _ in 0..=self.module_chain.len() {
+            if let Some(&b) = self.site_value.get(&cur) {
+                if self.repurposed.get(&cur) == Some(&b) {
+                    break;
+                }
+                return Some(self.constant(b));
             }
-            return Some(self.constant(b));
+            match self.module_chain.get(&cur).copied() {
+                Some(Val::Const(b)) => return Some(self.constant(b)),
+                Some(Val::Same(x)) if x != cur => cur = x,
+                _ => break,
+            }
         }
-        match self.module_chain.get(&id).copied() {
-            Some(Val::Const(b)) => Some(self.constant(b)),
-            Some(Val::Same(x)) => Some(self.global_replacement(x).unwrap_or(x)),
-            _ => None,
-        }
+        (cur != id).then_some(cur)
     }
 
     /// The integer value of a module-level `OpConstant` / `OpConstantNull`.

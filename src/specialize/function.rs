@@ -219,6 +219,15 @@ impl<'m> Func<'m> {
         }
         f.uses.sort_unstable();
         for b in &f.blocks {
+            if let Some(i) =
+                (b.first..b.end.saturating_sub(1)).find(|&i| is_terminator(f.insts[i].opcode))
+            {
+                return Err(structure(
+                    &f.insts[i],
+                    fname,
+                    format!("block %{} has a terminator before its end", b.label),
+                ));
+            }
             if b.first >= b.end || !is_terminator(f.insts[b.end - 1].opcode) {
                 let inst = f.insts[b.first - 1];
                 return Err(structure(
@@ -922,25 +931,29 @@ fn dominance_order(
         succ[k].extend(targets.iter().filter_map(|t| index.get(t).copied()));
     }
     let idom = immediate_dominators(&succ);
+    // Walk the input order; a block whose dominator is not placed yet waits
+    // on that dominator and is placed (with its own waiters) right after it.
     let mut placed = vec![false; kept.len()];
-    let ready = |k: usize, placed: &[bool]| idom[k].is_none_or(|d| d == k || placed[d]);
+    let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
     let mut order = Vec::with_capacity(kept.len());
-    let mut waiting: Vec<usize> = Vec::new();
     for k in 0..kept.len() {
-        if !ready(k, &placed) {
-            waiting.push(k);
-            continue;
+        match idom[k] {
+            Some(d) if d != k && !placed[d] => {
+                waiters[d].push(k);
+                continue;
+            }
+            _ => {}
         }
-        order.push(kept[k]);
-        placed[k] = true;
-        // Place waiting blocks whose dominator is now placed, repeatedly.
-        while let Some(w) = waiting.iter().position(|&w| ready(w, &placed)) {
-            let w = waiting.remove(w);
-            order.push(kept[w]);
-            placed[w] = true;
+        let mut stack = vec![k];
+        while let Some(b) = stack.pop() {
+            order.push(kept[b]);
+            placed[b] = true;
+            // Waiters in input order: push in reverse so the first pops first.
+            stack.extend(std::mem::take(&mut waiters[b]).into_iter().rev());
         }
     }
-    order.extend(waiting.into_iter().map(|w| kept[w]));
+    // Blocks in a dominator cycle cannot exist; anything left keeps its place.
+    order.extend((0..kept.len()).filter(|&k| !placed[k]).map(|k| kept[k]));
     order
 }
 

@@ -936,8 +936,8 @@ fn dominance_order(
     let mut placed = vec![false; kept.len()];
     let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
     let mut order = Vec::with_capacity(kept.len());
-    for k in 0..kept.len() {
-        match idom[k] {
+    for (k, dom) in idom.iter().enumerate() {
+        match *dom {
             Some(d) if d != k && !placed[d] => {
                 waiters[d].push(k);
                 continue;

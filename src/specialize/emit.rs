@@ -100,7 +100,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 }
                 out.extend_from_slice(w);
             }
-            op::GroupDecorate => {
+            op::GroupDecorate if w.len() >= 2 => {
                 let kept: Vec<u32> = w[2..]
                     .iter()
                     .copied()

@@ -362,7 +362,8 @@ struct Sccp<'a, 'm> {
     ctx: &'a Context<'a>,
     lat: HashMap<u32, Val>,
     exec_block: Vec<bool>,
-    exec_edge: HashSet<(usize, usize)>,
+    /// Executable flag of each CFG edge, indexed like `Func::succ_list`.
+    exec_edge: Vec<bool>,
     block_wl: Vec<usize>,
     value_wl: Vec<u32>,
     /// Per block: the one successor a folded terminator keeps (by block).
@@ -430,8 +431,27 @@ impl<'a, 'm> Sccp<'a, 'm> {
         }
     }
 
+    /// True when some edge `from → to` is executable.
+    fn executable(&self, from: usize, to: usize) -> bool {
+        let f = self.f;
+        let start = f.succ_start[from] as usize;
+        f.successors(from)
+            .iter()
+            .enumerate()
+            .any(|(k, &s)| s == to && self.exec_edge[start + k])
+    }
+
     fn mark_edge(&mut self, from: usize, to: usize) {
-        if self.exec_edge.insert((from, to)) {
+        let f = self.f;
+        let start = f.succ_start[from] as usize;
+        let mut new = false;
+        for (k, &s) in f.successors(from).iter().enumerate() {
+            if s == to && !self.exec_edge[start + k] {
+                self.exec_edge[start + k] = true;
+                new = true;
+            }
+        }
+        if new {
             if self.exec_block[to] {
                 // New incoming edge: phis of `to` must be re-evaluated.
                 let (first, end) = (self.f.blocks[to].first, self.f.blocks[to].end);
@@ -464,7 +484,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                             format!("OpPhi names %{parent}, which is not a block of this function"),
                         ));
                     };
-                    if !self.exec_edge.contains(&(pb, b)) {
+                    if !self.executable(pb, b) {
                         continue;
                     }
                     edges += 1;
@@ -596,7 +616,7 @@ pub fn rewrite(
         ctx,
         lat: HashMap::default(),
         exec_block: vec![false; n],
-        exec_edge: HashSet::default(),
+        exec_edge: vec![false; f.succ_list.len()],
         block_wl: Vec::new(),
         value_wl: Vec::new(),
         decided: HashMap::default(),
@@ -688,7 +708,6 @@ pub fn rewrite(
     out.blocks_removed = n - kept.len();
 
     // Emit.
-    let edges = kept_edges(&f, &order, &live, &decided);
     let mut words = Vec::with_capacity(end - start);
     let head_end = f.blocks[0].first - 1;
     for i in 0..head_end {
@@ -733,7 +752,7 @@ pub fn rewrite(
                 continue;
             }
             if inst.opcode == op::Phi {
-                emit_phi(&f, i, b, &edges, &subst, ctx, &mut words);
+                emit_phi(&f, i, b, &live, &decided, &subst, ctx, &mut words);
                 continue;
             }
             if inst.opcode == op::FunctionCall && w.len() >= 4 {
@@ -783,27 +802,19 @@ enum MergeAction {
     ToSelection,
 }
 
-/// The edges of the result: `(from, to)` blocks.
-fn kept_edges(
+/// True when the result keeps an edge `from → to`.
+fn kept_edge(
     f: &Func<'_>,
-    order: &[usize],
+    from: usize,
+    to: usize,
     live: &[bool],
     decided: &HashMap<usize, usize>,
-) -> HashSet<(usize, usize)> {
-    let mut e = HashSet::default();
-    for &b in order {
-        if !live[b] {
-            continue;
+) -> bool {
+    live[from]
+        && match decided.get(&from) {
+            Some(&d) => d == to,
+            None => f.successors(from).contains(&to),
         }
-        if let Some(&d) = decided.get(&b) {
-            e.insert((b, d));
-        } else {
-            for &s in f.successors(b) {
-                e.insert((b, s));
-            }
-        }
-    }
-    e
 }
 
 /// True when instruction `i` may consume chain values.
@@ -882,11 +893,13 @@ fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &mut Context<'_>) -> Opt
 }
 
 /// Copies a phi, keeping only pairs whose edge survives.
+#[allow(clippy::too_many_arguments)]
 fn emit_phi(
     f: &Func<'_>,
     i: usize,
     b: usize,
-    edges: &HashSet<(usize, usize)>,
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
     subst: &HashMap<u32, Val>,
     ctx: &mut Context<'_>,
     out: &mut Vec<u32>,
@@ -898,7 +911,7 @@ fn emit_phi(
         let Some(&pb) = f.block_of_label.get(parent) else {
             continue;
         };
-        if edges.contains(&(pb, b)) {
+        if kept_edge(f, pb, b, live, decided) {
             body.push(replacement(*v, subst, ctx).unwrap_or(*v));
             body.push(*parent);
         }

@@ -25,47 +25,77 @@ pub enum Endian {
     Big,
 }
 
-/// Converts module bytes to host words, detecting the byte order from the
-/// magic number. Errors name the byte offset.
-pub fn words_from_bytes(bytes: &[u8]) -> Result<(Vec<u32>, Endian)> {
-    if !bytes.len().is_multiple_of(4) {
+/// Checks what can be checked of a module from its length and first four
+/// bytes, and tells its byte order. Errors name the byte offset.
+pub fn check_start(first: &[u8], len: usize) -> Result<Endian> {
+    if !len.is_multiple_of(4) {
         return Err(binary(
-            bytes.len() - bytes.len() % 4,
-            format!("module length {} bytes is not a multiple of 4", bytes.len()),
+            len - len % 4,
+            format!("module length {len} bytes is not a multiple of 4"),
         ));
     }
-    if bytes.len() < HEADER_WORDS * 4 {
+    if len < HEADER_WORDS * 4 || first.len() < 4 {
         return Err(binary(
             0,
-            format!(
-                "module has {} words, fewer than the 5-word header",
-                bytes.len() / 4
-            ),
+            format!("module has {} words, fewer than the 5-word header", len / 4),
         ));
     }
-    let first = [bytes[0], bytes[1], bytes[2], bytes[3]];
-    let endian = if u32::from_le_bytes(first) == MAGIC {
-        Endian::Little
-    } else if u32::from_be_bytes(first) == MAGIC {
-        Endian::Big
+    let magic = [first[0], first[1], first[2], first[3]];
+    if u32::from_le_bytes(magic) == MAGIC {
+        Ok(Endian::Little)
+    } else if u32::from_be_bytes(magic) == MAGIC {
+        Ok(Endian::Big)
     } else {
-        return Err(binary(
+        Err(binary(
             0,
             format!(
                 "bad magic number 0x{:08x} (expected 0x07230203 in either byte order)",
-                u32::from_le_bytes(first)
+                u32::from_le_bytes(magic)
             ),
-        ));
-    };
-    let mut words = vec![0u32; bytes.len() / 4];
-    for (w, c) in words.iter_mut().zip(bytes.chunks_exact(4)) {
+        ))
+    }
+}
+
+/// Converts 4-byte chunks to host words in the given byte order, appending
+/// them to `words`; `bytes.len()` must be a multiple of 4.
+pub fn extend_words(words: &mut Vec<u32>, bytes: &[u8], endian: Endian) {
+    words.extend(bytes.chunks_exact(4).map(|c| {
         let b = [c[0], c[1], c[2], c[3]];
-        *w = match endian {
+        match endian {
             Endian::Little => u32::from_le_bytes(b),
             Endian::Big => u32::from_be_bytes(b),
-        };
-    }
+        }
+    }));
+}
+
+/// Converts module bytes to host words, detecting the byte order from the
+/// magic number. Errors name the byte offset.
+pub fn words_from_bytes(bytes: &[u8]) -> Result<(Vec<u32>, Endian)> {
+    let endian = check_start(bytes, bytes.len())?;
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    extend_words(&mut words, bytes, endian);
     Ok((words, endian))
+}
+
+/// Writes host words as bytes in the given byte order, a chunk at a time
+/// (no second copy of the module).
+pub fn write_words(
+    out: &mut dyn std::io::Write,
+    words: &[u32],
+    endian: Endian,
+) -> std::io::Result<()> {
+    let mut buf = Vec::with_capacity(64 * 1024);
+    for chunk in words.chunks(16 * 1024) {
+        buf.clear();
+        for &w in chunk {
+            buf.extend_from_slice(&match endian {
+                Endian::Little => w.to_le_bytes(),
+                Endian::Big => w.to_be_bytes(),
+            });
+        }
+        out.write_all(&buf)?;
+    }
+    Ok(())
 }
 
 /// Serializes host words in the given byte order.

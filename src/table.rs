@@ -52,20 +52,20 @@ impl PredicateTable {
 
 /// Finds and decodes the table. `Ok(None)` when the module has none.
 pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
+    // The name may be on the variable's OpName, its LinkageAttributes, or
+    // both; two different ids carrying it is an error.
     let mut named: Vec<u32> = g
         .names
         .iter()
         .filter(|(_, n)| n.as_str() == TABLE_NAME)
         .map(|(id, _)| *id)
+        .chain(
+            g.linkage_names
+                .iter()
+                .filter(|(_, n)| n == TABLE_NAME)
+                .map(|(id, _)| *id),
+        )
         .collect();
-    if named.is_empty() {
-        named = g
-            .linkage_names
-            .iter()
-            .filter(|(_, n)| n == TABLE_NAME)
-            .map(|(id, _)| *id)
-            .collect();
-    }
     named.sort_unstable();
     named.dedup();
     let variable = match named.as_slice() {

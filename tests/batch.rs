@@ -14,7 +14,11 @@ fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
         .map(|p| tables.target(&p.name).unwrap())
         .collect();
     targets.push(tables.target("gfx950:sramecc+:xnack-").unwrap());
-    targets.push(tables.target_with("gfx1100", &TargetOptions { wave64: true }).unwrap());
+    targets.push(
+        tables
+            .target_with("gfx1100", &TargetOptions { wave64: true })
+            .unwrap(),
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let mut cases: Vec<_> = std::fs::read_dir(&root)
         .unwrap()
@@ -46,5 +50,8 @@ fn batch_reports_a_broken_module_once() {
     let tables = ArchTables::embedded();
     let targets = vec![tables.target("gfx950").unwrap()];
     let e = specialize_many(&[0u8; 8], &targets, &Options::default()).unwrap_err();
-    assert!(e.to_string().contains("fewer than the 5-word header"), "{e}");
+    assert!(
+        e.to_string().contains("fewer than the 5-word header"),
+        "{e}"
+    );
 }

@@ -11,12 +11,11 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use rspv_specialize::module::words_from_bytes;
 use rspv_specialize::{ArchTables, Error, Options, Prepared, Target, TargetOptions};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::io::{display_path, emit_json_to_stderr, read_input, write_output};
+use super::io::{display_path, emit_json_to_stderr, read_words, write_output, write_with};
 use crate::{Failure, SpecializeArgs};
 
 /// Runs a batch.
@@ -53,9 +52,7 @@ pub(crate) fn run_batch(
         file: Some(file.clone()),
         error,
     };
-    let bytes = read_input(input)?;
-    let (words, endian) = words_from_bytes(&bytes).map_err(with_file)?;
-    drop(bytes);
+    let (words, endian) = read_words(input)?;
     let prepared = Prepared::new(&words, endian).map_err(with_file)?;
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
@@ -95,7 +92,7 @@ pub(crate) fn run_batch(
         let name = format!("{}.spv", t.id().replace(':', "_"));
         let path = out_dir.join(&name);
         let data = out.bytes();
-        if let Err(e) = write_output(&path, &data) {
+        if let Err(e) = write_with(&path, &mut |w| w.write_all(&data)) {
             for p in &written {
                 let _ = std::fs::remove_file(p);
             }

@@ -6,11 +6,12 @@
 
 use std::path::Path;
 
+use rspv_specialize::module::write_words;
 use rspv_specialize::specialize::Report;
-use rspv_specialize::{Error, Options, specialize};
+use rspv_specialize::{Error, Options, Prepared};
 use serde_json::{Value, json};
 
-use super::io::{display_path, load_tables, read_input, resolve_target, write_output};
+use super::io::{display_path, load_tables, read_words, resolve_target, write_output, write_with};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job.
@@ -45,13 +46,20 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
     };
     let tables = load_tables(args.tables.arch_tables.as_deref())?;
     let target = resolve_target(&tables, target_id, args.tables.wave64)?;
-    let bytes = read_input(input)?;
-    let out = specialize(&bytes, &target, &Options::default()).map_err(with_file)?;
-    let data = match args.emit {
-        ModuleFormat::Spv => out.bytes(),
-        ModuleFormat::Spvasm => disassemble(&out.bytes()).map_err(with_file)?,
-    };
-    write_output(&output, &data)?;
+    let (words, endian) = read_words(input)?;
+    let out = Prepared::new(&words, endian)
+        .and_then(|p| p.specialize(&target, &Options::default()))
+        .map_err(with_file)?;
+    drop(words);
+    match args.emit {
+        ModuleFormat::Spv => {
+            write_with(&output, &mut |w| write_words(w, out.words(), out.endian()))?
+        }
+        ModuleFormat::Spvasm => {
+            let text = disassemble(&out.bytes()).map_err(with_file)?;
+            write_output(&output, &text)?
+        }
+    }
     match args.report {
         ReportFormat::Text => eprint!("{}", out.report()),
         ReportFormat::Json => {

@@ -125,7 +125,9 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 out.extend_from_slice(&head[1..]);
                 out.extend(iface);
             }
-            op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
+            op::SpecConstantTrue | op::SpecConstantFalse
+                if w.len() >= 3 && ctx.repurposed.contains_key(&w[2]) =>
+            {
                 let opcode = if ctx.repurposed[&w[2]] {
                     op::ConstantTrue
                 } else {
@@ -138,7 +140,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 None => out.extend_from_slice(w),
             },
         }
-        if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
+        if inst.opcode == op::TypeBool && w.get(1).copied() == ctx.globals.bool_type {
             for &(id, b) in &ctx.new_consts {
                 let opcode = if b {
                     op::ConstantTrue

@@ -60,6 +60,11 @@ impl Specialized {
         bytes_from_words(&self.words, self.endian)
     }
 
+    /// The byte order [`Specialized::bytes`] writes (the input's).
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
     /// What was resolved and removed.
     pub fn report(&self) -> &Report {
         &self.report
@@ -270,33 +275,43 @@ impl<'w> Prepared<'w> {
             .max(1);
         let next = std::sync::atomic::AtomicUsize::new(0);
         let finished = std::sync::atomic::AtomicUsize::new(0);
-        let mut outputs: Vec<Option<GroupOutput>> = vec![None; groups.len()];
+        let outputs: Vec<std::sync::Mutex<Option<GroupOutput>>> = (0..groups.len())
+            .map(|_| std::sync::Mutex::new(None))
+            .collect();
         std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut done = Vec::new();
-                        loop {
-                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            if i >= groups.len() {
-                                break done;
-                            }
-                            let r = self.run(a, &groups[i].1).map(|(w, rep)| (Arc::new(w), rep));
-                            done.push((i, r));
-                            let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            progress(k + 1, groups.len());
+            for _ in 0..workers {
+                s.spawn(|| {
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if i >= groups.len() {
+                            break;
                         }
-                    })
-                })
-                .collect();
-            for h in handles {
-                if let Ok(done) = h.join() {
-                    for (i, r) in done {
-                        outputs[i] = Some(r);
+                        // A panic would be a bug; keep it from taking the
+                        // other targets down with it.
+                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            self.run(a, &groups[i].1)
+                        }))
+                        .unwrap_or_else(|_| {
+                            Err(Error::Structure {
+                                offset: 0,
+                                function: None,
+                                message: "internal error: the rewrite panicked".to_string(),
+                            })
+                        })
+                        .map(|(w, rep)| (Arc::new(w), rep));
+                        if let Ok(mut slot) = outputs[i].lock() {
+                            *slot = Some(r);
+                        }
+                        let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        progress(k + 1, groups.len());
                     }
-                }
+                });
             }
         });
+        let outputs: Vec<Option<GroupOutput>> = outputs
+            .into_iter()
+            .map(|m| m.into_inner().ok().flatten())
+            .collect();
         targets
             .iter()
             .zip(resolved)
@@ -307,7 +322,8 @@ impl<'w> Prepared<'w> {
                     Err(Error::Structure {
                         offset: 0,
                         function: None,
-                        message: "a worker thread failed".to_string(),
+                        message: "internal error: the rewrite for this target did not finish"
+                            .to_string(),
                     })
                 });
                 let (words, mut report) = group?;

@@ -1,0 +1,749 @@
+//! The command line's file safety: the input is never overwritten unless
+//! `--in-place`; outputs are written atomically (no temporary file left
+//! after a success or a failure, a pre-existing OUT untouched after a
+//! failure); stdin works through a real pipe, also past a pipe buffer;
+//! non-UTF-8 paths work for input, output and `--out-dir`; missing and
+//! unreadable inputs are clear errors naming the path; exit codes are 0
+//! (done), 1 (bad input, I/O) and 2 (usage).
+#![cfg(feature = "cli")]
+
+mod common;
+mod kasm;
+
+use std::ffi::{OsStr, OsString};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
+}
+
+fn run<I, S>(args: I) -> Output
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    bin()
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("running rspv-specialize")
+}
+
+/// Runs with `input` written to stdin through a pipe (from a thread, so a
+/// large input and a large output cannot deadlock).
+fn run_piped(args: &[&str], input: Vec<u8>) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn assert_exit(o: &Output, code: i32, what: &str) {
+    assert_eq!(
+        o.status.code(),
+        Some(code),
+        "{what}: exit {:?}, stderr: {}",
+        o.status.code(),
+        stderr(o)
+    );
+}
+
+fn golden(case: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(case)
+        .join("input.spv")
+}
+
+/// A scratch directory, removed when the test ends.
+struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn scratch(name: &str) -> Scratch {
+    let dir = std::env::temp_dir().join(format!("rspv-clisafe-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    Scratch(dir)
+}
+
+/// File names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<OsString> {
+    let mut v: Vec<OsString> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    v.sort();
+    v
+}
+
+fn os(s: &str) -> OsString {
+    OsString::from(s)
+}
+
+/// The library's output for `target`.
+fn expected(input: &[u8], target: &str) -> Vec<u8> {
+    let tables = rspv_specialize::ArchTables::embedded();
+    rspv_specialize::specialize(
+        input,
+        &tables.target(target).unwrap(),
+        &rspv_specialize::Options::default(),
+    )
+    .unwrap()
+    .bytes()
+}
+
+fn valid(bytes: &[u8], tag: &str) {
+    if let Err(e) = common::spirv_val(bytes, Path::new(&format!("clisafe-{tag}"))) {
+        panic!("{tag}: invalid output: {e}");
+    }
+}
+
+#[test]
+fn the_input_is_never_overwritten_without_in_place() {
+    let dir = scratch("input");
+    let original = std::fs::read(golden("dispatch-chain")).unwrap();
+    let input = dir.join("in.spv");
+    std::fs::write(&input, &original).unwrap();
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&input, dir.join("link.spv")).unwrap();
+    let spellings: Vec<PathBuf> = vec![
+        input.clone(),
+        dir.join("sub/../in.spv"),
+        dir.join("./in.spv"),
+        #[cfg(unix)]
+        dir.join("link.spv"),
+    ];
+    let before = names(&dir);
+    for out in &spellings {
+        let o = run([
+            os("--target"),
+            os("gfx942"),
+            input.clone().into(),
+            os("-o"),
+            out.clone().into(),
+        ]);
+        let what = format!("-o {}", out.display());
+        assert_ne!(o.status.code(), Some(0), "{what}: {}", stderr(&o));
+        assert_exit(&o, 1, &what);
+        let e = stderr(&o);
+        let named = out.file_name().unwrap().to_string_lossy();
+        assert!(
+            e.contains("--in-place") && e.contains(&*named),
+            "{what}: {e}"
+        );
+        assert_eq!(std::fs::read(&input).unwrap(), original, "{what}");
+        assert_eq!(names(&dir), before, "{what}: no file added or removed");
+    }
+    #[cfg(unix)]
+    assert!(
+        std::fs::symlink_metadata(dir.join("link.spv"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+
+    // A hard link is another name for the same file: writing OUT may
+    // replace the link's directory entry, never the input's content.
+    let hard = dir.join("hard.spv");
+    std::fs::hard_link(&input, &hard).unwrap();
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("-o"),
+        hard.clone().into(),
+    ]);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&input).unwrap(), original);
+    std::fs::remove_file(&hard).unwrap();
+
+    // A failing --in-place run leaves the input as it was.
+    let bad = dir.join("bad.spv");
+    let bad_bytes = std::fs::read(golden("unresolved-store")).unwrap();
+    std::fs::write(&bad, &bad_bytes).unwrap();
+    let before = names(&dir);
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        bad.clone().into(),
+        os("--in-place"),
+    ]);
+    assert_exit(&o, 1, "--in-place on an unresolved module");
+    assert!(stderr(&o).contains("bad.spv"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(&bad).unwrap(), bad_bytes);
+    assert_eq!(names(&dir), before, "no temporary file left");
+
+    // --in-place replaces it, atomically, with the specialized module.
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("--in-place"),
+        os("--report"),
+        os("none"),
+    ]);
+    assert_exit(&o, 0, "--in-place");
+    let now = std::fs::read(&input).unwrap();
+    assert_eq!(now, expected(&original, "gfx942"));
+    valid(&now, "inplace");
+    assert_eq!(names(&dir), before, "no temporary file left");
+}
+
+#[test]
+fn outputs_are_atomic() {
+    let dir = scratch("atomic");
+    let input = golden("dispatch-chain");
+    let out = dir.join("out.spv");
+    let sentinel = b"pre-existing output".to_vec();
+
+    // Success: exactly the output appears.
+    let o = run([
+        os("--target"),
+        os("gfx950"),
+        input.clone().into(),
+        os("-o"),
+        out.clone().into(),
+    ]);
+    assert_exit(&o, 0, "success");
+    assert_eq!(names(&dir), vec![os("out.spv")]);
+    valid(&std::fs::read(&out).unwrap(), "atomic");
+
+    // Failures of every kind leave a pre-existing OUT as it was and no
+    // temporary file.
+    let garbage = dir.join("garbage.bin");
+    std::fs::write(&garbage, b"not a SPIR-V module at all").unwrap();
+    let truncated = dir.join("truncated.spv");
+    let full = std::fs::read(&input).unwrap();
+    std::fs::write(&truncated, &full[..full.len() / 2]).unwrap();
+    let cases: Vec<(&str, Vec<OsString>)> = vec![
+        (
+            "unresolved use",
+            vec![
+                os("--target"),
+                os("gfx950"),
+                golden("unresolved-store").into(),
+            ],
+        ),
+        (
+            "unknown target",
+            vec![os("--target"), os("gfx9999"), input.clone().into()],
+        ),
+        (
+            "not a module",
+            vec![os("--target"), os("gfx950"), garbage.clone().into()],
+        ),
+        (
+            "truncated module",
+            vec![os("--target"), os("gfx950"), truncated.clone().into()],
+        ),
+        (
+            "missing input",
+            vec![os("--target"), os("gfx950"), dir.join("nope.spv").into()],
+        ),
+    ];
+    for (what, mut args) in cases {
+        std::fs::write(&out, &sentinel).unwrap();
+        let mtime = std::fs::metadata(&out).unwrap().modified().unwrap();
+        let before = names(&dir);
+        args.extend([os("-o"), out.clone().into()]);
+        let o = run(&args);
+        assert_exit(&o, 1, what);
+        assert!(stderr(&o).starts_with("error: "), "{what}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{what}: stdout written");
+        assert_eq!(
+            std::fs::read(&out).unwrap(),
+            sentinel,
+            "{what}: OUT changed"
+        );
+        assert_eq!(
+            std::fs::metadata(&out).unwrap().modified().unwrap(),
+            mtime,
+            "{what}: OUT touched"
+        );
+        assert_eq!(names(&dir), before, "{what}: files added");
+        // The same failure to stdout writes nothing there.
+        let n = args.len();
+        args[n - 1] = os("-");
+        let o = run(&args);
+        assert_exit(&o, 1, what);
+        assert!(o.stdout.is_empty(), "{what}: stdout written");
+    }
+
+    // A failure after the temporary file is written: OUT is a directory,
+    // so the final rename fails. The temporary file goes too.
+    let out_dir = dir.join("adir");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::write(out_dir.join("keep"), b"x").unwrap();
+    let before = names(&dir);
+    let o = run([
+        os("--target"),
+        os("gfx950"),
+        input.clone().into(),
+        os("-o"),
+        out_dir.clone().into(),
+    ]);
+    assert_exit(&o, 1, "OUT is a directory");
+    assert!(stderr(&o).contains("adir"), "{}", stderr(&o));
+    assert_eq!(names(&dir), before, "a temporary file was left");
+    assert_eq!(names(&out_dir), vec![os("keep")]);
+
+    // OUT in a directory that does not exist: an error naming it.
+    let o = run([
+        os("--target"),
+        os("gfx950"),
+        input.clone().into(),
+        os("-o"),
+        dir.join("no/such/dir/out.spv").into(),
+    ]);
+    assert_exit(&o, 1, "OUT's directory missing");
+    assert!(stderr(&o).contains("no/such/dir/out.spv"), "{}", stderr(&o));
+    assert!(!dir.join("no").exists());
+}
+
+#[test]
+fn a_failed_batch_writes_nothing() {
+    let dir = scratch("batch");
+    let out_dir = dir.join("outs");
+    std::fs::create_dir(&out_dir).unwrap();
+    std::fs::write(out_dir.join("gfx942.spv"), b"old").unwrap();
+    for (what, input, targets) in [
+        ("unknown target", golden("dispatch-chain"), "gfx942,gfx9999"),
+        (
+            "unresolved use",
+            golden("unresolved-store"),
+            "gfx942,gfx950",
+        ),
+    ] {
+        let o = run([
+            os("--targets"),
+            os(targets),
+            input.into(),
+            os("--out-dir"),
+            out_dir.clone().into(),
+        ]);
+        assert_exit(&o, 1, what);
+        assert_eq!(names(&out_dir), vec![os("gfx942.spv")], "{what}");
+        assert_eq!(std::fs::read(out_dir.join("gfx942.spv")).unwrap(), b"old");
+    }
+    // A batch into a directory that does not exist yet creates it.
+    let fresh = dir.join("fresh");
+    let o = run([
+        os("--targets"),
+        os("gfx942,gfx1100"),
+        golden("dispatch-chain").into(),
+        os("--out-dir"),
+        fresh.clone().into(),
+    ]);
+    assert_exit(&o, 0, "batch");
+    assert_eq!(
+        names(&fresh),
+        vec![os("gfx1100.spv"), os("gfx942.spv"), os("manifest.json")]
+    );
+}
+
+/// A module larger than a pipe buffer: a kernel with a 256 KiB `OpName`
+/// and a predicate branch.
+fn big_module() -> Vec<u8> {
+    use kasm::{Kernel, inst};
+    use spirv::Op;
+    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+    let p = k.sites[0];
+    let (fa, fb) = (k.import("a"), k.import("b"));
+    let kern = k.id();
+    let [entry, la, lb] = [(); 3].map(|_| k.id());
+    let mut w = Vec::new();
+    inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+    inst(&mut w, Op::Label, &[entry]);
+    inst(&mut w, Op::BranchConditional, &[p, la, lb]);
+    for (l, f) in [(la, fa), (lb, fb)] {
+        inst(&mut w, Op::Label, &[l]);
+        let r = k.id();
+        inst(&mut w, Op::FunctionCall, &[k.void, r, f]);
+        inst(&mut w, Op::Return, &[]);
+    }
+    inst(&mut w, Op::FunctionEnd, &[]);
+    k.functions.extend(w);
+    k.entry_point(kern, "k");
+    let name = "x".repeat(65_000 * 4);
+    let mut op = vec![kern];
+    op.extend(kasm::string(&name));
+    inst(&mut k.names, Op::Name, &op);
+    k.bytes()
+}
+
+#[test]
+fn reading_from_a_pipe() {
+    let dir = scratch("pipe");
+    for (what, input) in [
+        ("golden", std::fs::read(golden("dispatch-chain")).unwrap()),
+        ("256 KiB", big_module()),
+    ] {
+        let want = expected(&input, "gfx942");
+        // stdin to stdout.
+        let o = run_piped(
+            &["--target", "gfx942", "-", "-o", "-", "--report", "none"],
+            input.clone(),
+        );
+        assert_exit(&o, 0, what);
+        assert_eq!(o.stdout, want, "{what}: stdout");
+        // stdin to a file.
+        let out = dir.join("out.spv");
+        let o = run_piped(
+            &["--target", "gfx942", "-", "-o", out.to_str().unwrap()],
+            input.clone(),
+        );
+        assert_exit(&o, 0, what);
+        assert_eq!(std::fs::read(&out).unwrap(), want, "{what}: file");
+        assert_eq!(names(&dir), vec![os("out.spv")]);
+        // inspect from stdin.
+        let o = run_piped(&["inspect", "-", "--format", "json"], input.clone());
+        assert_exit(&o, 0, what);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(
+            v.to_string().contains("is.gfx942") || what == "golden",
+            "{v}"
+        );
+    }
+    // Empty stdin is bad input, named as stdin.
+    let o = run_piped(&["--target", "gfx942", "-", "-o", "-"], Vec::new());
+    assert_exit(&o, 1, "empty stdin");
+    assert!(o.stdout.is_empty());
+    assert!(stderr(&o).contains("<stdin>"), "{}", stderr(&o));
+    // --in-place cannot write to stdin.
+    let o = run_piped(&["--target", "gfx942", "-", "--in-place"], Vec::new());
+    assert_ne!(o.status.code(), Some(0));
+}
+
+#[cfg(unix)]
+#[test]
+fn paths_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = scratch("nonutf8");
+    let input = dir.join(OsStr::from_bytes(b"mod\xff.spv"));
+    let output = dir.join(OsStr::from_bytes(b"out\xfe.spv"));
+    let out_dir = dir.join(OsStr::from_bytes(b"dir\xfd"));
+    let original = std::fs::read(golden("dispatch-chain")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("-o"),
+        output.clone().into(),
+    ]);
+    assert_exit(&o, 0, "non-UTF-8 IN and OUT");
+    assert_eq!(
+        std::fs::read(&output).unwrap(),
+        expected(&original, "gfx942")
+    );
+
+    let o = run([
+        os("--targets"),
+        os("gfx942,gfx950"),
+        input.clone().into(),
+        os("--out-dir"),
+        out_dir.clone().into(),
+    ]);
+    assert_exit(&o, 0, "non-UTF-8 --out-dir");
+    assert_eq!(
+        names(&out_dir),
+        vec![os("gfx942.spv"), os("gfx950.spv"), os("manifest.json")]
+    );
+
+    let o = run([os("inspect"), input.clone().into()]);
+    assert_exit(&o, 0, "inspect of a non-UTF-8 path");
+
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("--in-place"),
+    ]);
+    assert_exit(&o, 0, "--in-place on a non-UTF-8 path");
+    assert_eq!(
+        std::fs::read(&input).unwrap(),
+        expected(&original, "gfx942")
+    );
+    let mut want = vec![
+        input.file_name().unwrap().to_owned(),
+        output.file_name().unwrap().to_owned(),
+        out_dir.file_name().unwrap().to_owned(),
+    ];
+    want.sort();
+    assert_eq!(names(&dir), want, "no temporary file left");
+
+    // A missing non-UTF-8 path is named (lossily) in the error.
+    let missing = dir.join(OsStr::from_bytes(b"missing\xff.spv"));
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        missing.clone().into(),
+        os("-o"),
+        output.clone().into(),
+    ]);
+    assert_exit(&o, 1, "missing non-UTF-8 input");
+    assert!(stderr(&o).contains("missing"), "{}", stderr(&o));
+}
+
+#[test]
+fn missing_and_unreadable_inputs_are_clear_errors() {
+    let dir = scratch("unreadable");
+    let out = dir.join("out.spv");
+    let missing = dir.join("missing.spv");
+    let check = |args: Vec<OsString>, path: &Path, what: &str| {
+        let o = run(&args);
+        assert_exit(&o, 1, what);
+        let e = stderr(&o);
+        assert!(e.starts_with("error: "), "{what}: {e}");
+        assert!(
+            e.contains(&path.display().to_string()),
+            "{what}: the path is not named: {e}"
+        );
+        assert!(!out.exists(), "{what}: OUT written");
+    };
+    check(
+        vec![
+            os("--target"),
+            os("gfx942"),
+            missing.clone().into(),
+            os("-o"),
+            out.clone().into(),
+        ],
+        &missing,
+        "missing input",
+    );
+    check(
+        vec![os("inspect"), missing.clone().into()],
+        &missing,
+        "inspect of a missing input",
+    );
+    check(
+        vec![
+            os("--target"),
+            os("gfx942"),
+            dir.to_path_buf().into(),
+            os("-o"),
+            out.clone().into(),
+        ],
+        &dir,
+        "a directory as input",
+    );
+    check(
+        vec![
+            os("--target"),
+            os("gfx942"),
+            golden("dispatch-chain").into(),
+            os("-o"),
+            out.clone().into(),
+            os("--arch-tables"),
+            missing.clone().into(),
+        ],
+        &missing,
+        "missing --arch-tables",
+    );
+
+    // Mode 000: unreadable, except to root (the tests may run as root).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let locked = dir.join("locked.spv");
+        std::fs::write(&locked, std::fs::read(golden("dispatch-chain")).unwrap()).unwrap();
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+        let readable = std::fs::File::open(&locked)
+            .and_then(|mut f| f.read(&mut [0u8; 4]))
+            .is_ok();
+        let args = vec![
+            os("--target"),
+            os("gfx942"),
+            locked.clone().into(),
+            os("-o"),
+            out.clone().into(),
+        ];
+        if readable {
+            let o = run(&args);
+            assert_exit(&o, 0, "mode 000 input, readable to this user (root)");
+            std::fs::remove_file(&out).unwrap();
+        } else {
+            check(args, &locked, "mode 000 input");
+        }
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+}
+
+#[test]
+fn exit_codes() {
+    let dir = scratch("exit");
+    let out = dir.join("out.spv");
+    let input = golden("dispatch-chain");
+    let ok = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("-o"),
+        out.clone().into(),
+    ]);
+    assert_exit(&ok, 0, "success");
+    assert_exit(&run([os("targets")]), 0, "targets");
+    assert_exit(&run([os("inspect"), input.clone().into()]), 0, "inspect");
+
+    // 1: bad input of every kind.
+    for (what, args) in [
+        (
+            "unresolved",
+            vec![
+                os("--target"),
+                os("gfx950"),
+                golden("unresolved-call-arg").into(),
+            ],
+        ),
+        (
+            "unknown target",
+            vec![os("--target"), os("gfx9999"), input.clone().into()],
+        ),
+        (
+            "bad target feature",
+            vec![os("--target"), os("gfx942:bogus+"), input.clone().into()],
+        ),
+        (
+            "not a module",
+            vec![os("--target"), os("gfx942"), os(file!())],
+        ),
+    ] {
+        let mut args = args;
+        args.extend([os("-o"), out.clone().into()]);
+        assert_exit(&run(&args), 1, what);
+    }
+
+    // 2: usage errors.
+    for (what, args) in [
+        ("no arguments", vec![]),
+        (
+            "unknown flag",
+            vec!["--target", "gfx942", "in.spv", "-o", "o.spv", "--bogus"],
+        ),
+        ("no target", vec!["in.spv", "-o", "o.spv"]),
+        ("no output", vec!["--target", "gfx942", "in.spv"]),
+        (
+            "-o with --in-place",
+            vec!["--target", "gfx942", "in.spv", "-o", "o.spv", "--in-place"],
+        ),
+        (
+            "bad --emit",
+            vec![
+                "--target", "gfx942", "in.spv", "-o", "o.spv", "--emit", "elf",
+            ],
+        ),
+        (
+            "bad --report",
+            vec![
+                "--target", "gfx942", "in.spv", "-o", "o.spv", "--report", "xml",
+            ],
+        ),
+        (
+            "--targets without --out-dir",
+            vec!["--targets", "gfx942", "in.spv"],
+        ),
+        (
+            "--out-dir with -o",
+            vec!["--all-targets", "in.spv", "--out-dir", "d", "-o", "o.spv"],
+        ),
+        ("inspect without IN", vec!["inspect"]),
+        (
+            "inspect --target and --all-targets",
+            vec!["inspect", "in.spv", "--target", "gfx942", "--all-targets"],
+        ),
+        (
+            "inspect bad --format",
+            vec!["inspect", "in.spv", "--format", "yaml"],
+        ),
+        ("unknown subcommand flag", vec!["targets", "--bogus"]),
+    ] {
+        let o = run(&args);
+        assert_exit(&o, 2, what);
+        assert!(o.stdout.is_empty(), "{what}: stdout written");
+    }
+    assert!(!Path::new("o.spv").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_special_file_as_out_is_written_into_not_replaced() {
+    // `-o /dev/null` or `-o /dev/stdout` must not replace the device (as
+    // root that would clobber /dev/null for the whole machine). Shown
+    // safely with a FIFO of our own: the output must arrive through it.
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch("fifo");
+    let fifo = dir.join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !matches!(made, Ok(s) if s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    let mut reader = Command::new("cat")
+        .arg(&fifo)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let input = golden("dispatch-chain");
+    let o = run([
+        os("--target"),
+        os("gfx942"),
+        input.clone().into(),
+        os("-o"),
+        fifo.clone().into(),
+        os("--report"),
+        os("none"),
+    ]);
+    let still_fifo = std::fs::symlink_metadata(&fifo)
+        .map(|m| m.file_type().is_fifo())
+        .unwrap_or(false);
+    if !still_fifo {
+        let _ = reader.kill();
+        let _ = reader.wait();
+        panic!(
+            "-o FIFO (exit {:?}): the FIFO was replaced by a regular file instead of written into; \
+             -o /dev/null would replace /dev/null the same way",
+            o.status.code()
+        );
+    }
+    assert_exit(&o, 0, "-o FIFO");
+    let mut got = Vec::new();
+    reader.stdout.take().unwrap().read_to_end(&mut got).unwrap();
+    reader.wait().unwrap();
+    assert_eq!(
+        got,
+        expected(&std::fs::read(&input).unwrap(), "gfx942"),
+        "the output arrives through the FIFO"
+    );
+    assert_eq!(names(&dir), vec![os("pipe")], "no temporary file left");
+}

@@ -1,0 +1,1585 @@
+//! Hostile inputs and resource limits: every case either fails with a clear
+//! error (naming what is wrong and the byte where) or gives a correct
+//! output (`spirv-val`-valid when the input was), never panics, and runs in
+//! time roughly linear in its size.
+//!
+//! Each test runs its body in a child process (this test binary re-run on
+//! that one test, under `ulimit -v`), so a stack overflow, an abort, an
+//! allocation trusting a header field, or a hang fails that test alone and
+//! says so, instead of taking the whole binary down.
+//!
+//! Modules are real golden modules (truncated, mutated by a seeded PRNG) or
+//! are assembled word by word (`kasm`): cycles, forward references, 100,000
+//! chained logic ops and 100,000 chained blocks, tables as large as one
+//! instruction can hold.
+
+mod common;
+mod kasm;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use kasm::{Kernel, inst, le};
+use rspv_specialize::{ArchTables, Error, Options, inspect, specialize, specialize_many};
+use spirv::Op;
+
+// ---------------------------------------------------------------------------
+// Harness
+
+const CHILD: &str = "RSPV_HOSTILE_CHILD";
+/// Address-space limit of a child, in KiB (4 GiB): a module of a few MB
+/// never needs that much; an allocation sized by a hostile header field does.
+const MEM_LIMIT_KB: u64 = 4 * 1024 * 1024;
+
+/// Runs `body` in a child process (this binary, filtered to test `name`),
+/// failing if the child panics, dies of a signal (stack overflow, abort,
+/// out of memory) or runs longer than `limit`.
+fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
+    if std::env::var(CHILD).as_deref() == Ok(name) {
+        body();
+        return;
+    }
+    // The running binary, even if a concurrent build has replaced the file.
+    let proc_exe = PathBuf::from(format!("/proc/{}/exe", std::process::id()));
+    let exe = if proc_exe.exists() {
+        proc_exe
+    } else {
+        std::env::current_exe().unwrap()
+    };
+    let log = std::env::temp_dir().join(format!("rspv-hostile-{}-{name}.log", std::process::id()));
+    let file = std::fs::File::create(&log).unwrap();
+    let mut cmd = if cfg!(unix) {
+        let mut c = Command::new("sh");
+        c.arg("-c")
+            .arg(format!("ulimit -v {MEM_LIMIT_KB}; exec \"$0\" \"$@\""))
+            .arg(&exe);
+        c
+    } else {
+        Command::new(&exe)
+    };
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut child = cmd
+        .args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, name)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(file.try_clone().unwrap())
+        .stderr(file)
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        if start.elapsed() > limit {
+            // The child leads its own process group: end it and whatever it
+            // started (spirv-val).
+            let _ = Command::new("kill")
+                .args(["-KILL", &format!("-{}", child.id())])
+                .status();
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let out = std::fs::read(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    let text = String::from_utf8_lossy(&out);
+    let tail: String = {
+        let chars: Vec<char> = text.chars().collect();
+        chars[chars.len().saturating_sub(6000)..].iter().collect()
+    };
+    match status {
+        None => panic!("{name}: still running after {limit:?} (a hang?); output:\n{tail}"),
+        Some(s) if s.success() && text.contains("1 passed") => {
+            eprintln!("{name}: passed in {:?}", start.elapsed());
+            for line in text
+                .lines()
+                .filter(|l| l.contains("ratio") || l.contains("mutants:"))
+            {
+                eprintln!("  {line}");
+            }
+        }
+        Some(s) => panic!(
+            "{name}: child process failed ({s}{}); output:\n{tail}",
+            if s.code().is_none() {
+                ", killed by a signal: stack overflow, abort or out of memory"
+            } else {
+                ""
+            }
+        ),
+    }
+}
+
+/// The embedded arch tables, parsed once.
+fn tables() -> &'static ArchTables {
+    static TABLES: std::sync::OnceLock<ArchTables> = std::sync::OnceLock::new();
+    TABLES.get_or_init(ArchTables::embedded)
+}
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn golden(case: &str) -> Vec<u8> {
+    std::fs::read(repo().join("tests/golden").join(case).join("input.spv")).unwrap()
+}
+
+fn words_of(bytes: &[u8]) -> Vec<u32> {
+    rspv_specialize::module::words_from_bytes(bytes).unwrap().0
+}
+
+/// `spirv-val` of `bytes`; `tag` keeps parallel callers' temp files apart.
+fn valid(bytes: &[u8], tag: &str) -> Result<(), String> {
+    common::spirv_val(bytes, Path::new(&format!("hostile-{tag}")))
+}
+
+/// The outcome of one library call on one input.
+enum Outcome {
+    Ok(Vec<u8>),
+    Err(String),
+    Panic(String),
+}
+
+/// Where the last panic happened, recorded by a quiet panic hook (the
+/// cases collect panics instead of printing each).
+static LAST_PANIC: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
+fn quiet_panics() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let default = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let file = info.location().map(|l| l.file()).unwrap_or_default();
+            if file.ends_with("hostile.rs") {
+                // The test's own assertions print as usual.
+                return default(info);
+            }
+            let at = info
+                .location()
+                .map(|l| format!("{}:{}", l.file(), l.line()))
+                .unwrap_or_default();
+            if let Ok(mut last) = LAST_PANIC.lock() {
+                *last = at;
+            }
+        }))
+    });
+}
+
+impl std::fmt::Debug for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Ok(b) => write!(
+                f,
+                "Ok({} bytes, calling {:?})",
+                b.len(),
+                std::panic::catch_unwind(|| kasm::call_facts(b).called).unwrap_or_default()
+            ),
+            Outcome::Err(e) => write!(f, "Err({e})"),
+            Outcome::Panic(p) => write!(f, "Panic({p})"),
+        }
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    let msg = p
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "non-string panic".to_string());
+    let at = LAST_PANIC.lock().map(|l| l.clone()).unwrap_or_default();
+    format!("{msg} (at {at})")
+}
+
+/// An error message must say what is wrong and where: a byte offset.
+fn clear(e: &Error) -> Result<String, String> {
+    let msg = e.to_string();
+    if msg.len() >= 12 && msg.contains("byte ") {
+        Ok(msg)
+    } else {
+        Err(format!("unclear error (no byte offset): {msg}"))
+    }
+}
+
+/// Runs `inspect`, `specialize` for each target and `specialize_many` on
+/// `bytes`. Returns problems found (panics, unclear errors, outputs that
+/// still hold a table, disagreement between one-by-one and many) and the
+/// per-target outcomes.
+fn probe(bytes: &[u8], targets: &[&str], what: &str) -> (Vec<String>, Vec<Outcome>) {
+    quiet_panics();
+    let tables = tables();
+    let ts: Vec<_> = targets.iter().map(|t| tables.target(t).unwrap()).collect();
+    let mut problems = Vec::new();
+    match catch_unwind(AssertUnwindSafe(|| inspect(bytes))) {
+        Err(p) => problems.push(format!("{what}: inspect panicked: {}", panic_text(&*p))),
+        Ok(Err(e)) => {
+            if let Err(m) = clear(&e) {
+                problems.push(format!("{what}: inspect: {m}"));
+            }
+        }
+        Ok(Ok(_)) => {}
+    }
+    let mut outcomes = Vec::new();
+    for t in &ts {
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            specialize(bytes, t, &Options::default())
+        }));
+        let o = match r {
+            Err(p) => {
+                let m = panic_text(&*p);
+                problems.push(format!("{what}: specialize({}) panicked: {m}", t.id()));
+                Outcome::Panic(m)
+            }
+            Ok(Err(e)) => {
+                if let Err(m) = clear(&e) {
+                    problems.push(format!("{what}: specialize({}): {m}", t.id()));
+                }
+                Outcome::Err(e.to_string())
+            }
+            Ok(Ok(out)) => {
+                let b = out.bytes();
+                match catch_unwind(AssertUnwindSafe(|| inspect(&b))) {
+                    Ok(Ok(i)) if !i.has_table => {}
+                    Ok(Ok(_)) => problems.push(format!(
+                        "{what}: specialize({}) output still has a predicate table",
+                        t.id()
+                    )),
+                    Ok(Err(e)) if inspect(bytes).map(|i| i.has_table).unwrap_or(true) => problems
+                        .push(format!(
+                            "{what}: specialize({}) output is unreadable: {e}",
+                            t.id()
+                        )),
+                    Ok(Err(_)) => {} // no table: the input came back as it was
+                    Err(p) => problems.push(format!(
+                        "{what}: inspect of specialize({}) output panicked: {}",
+                        t.id(),
+                        panic_text(&*p)
+                    )),
+                }
+                Outcome::Ok(b)
+            }
+        };
+        outcomes.push(o);
+    }
+    match catch_unwind(AssertUnwindSafe(|| {
+        specialize_many(bytes, &ts, &Options::default())
+    })) {
+        Err(p) => problems.push(format!(
+            "{what}: specialize_many panicked: {}",
+            panic_text(&*p)
+        )),
+        Ok(Err(e)) => {
+            if outcomes.iter().any(|o| matches!(o, Outcome::Ok(_))) {
+                problems.push(format!(
+                    "{what}: specialize_many failed ({e}) where specialize succeeded"
+                ));
+            }
+        }
+        Ok(Ok(many)) => {
+            for ((r, o), t) in many.iter().zip(&outcomes).zip(targets) {
+                let agree = match (r, o) {
+                    (Ok(a), Outcome::Ok(b)) => a.bytes() == *b,
+                    (Err(_), Outcome::Err(_)) => true,
+                    _ => false,
+                };
+                if !agree {
+                    problems.push(format!(
+                        "{what}: specialize_many and specialize disagree for {t}"
+                    ));
+                }
+            }
+        }
+    }
+    (problems, outcomes)
+}
+
+/// Asserts `problems` is empty, listing the first few.
+fn assert_no_problems(problems: &[String], context: &str) {
+    if !problems.is_empty() {
+        let shown: Vec<&str> = problems.iter().take(12).map(String::as_str).collect();
+        panic!(
+            "{context}: {} problem(s); first ones:\n  {}",
+            problems.len(),
+            shown.join("\n  ")
+        );
+    }
+}
+
+/// Asserts the library's time on size `n` vs `4n` scales roughly linearly
+/// (ratio under 10, against a floor of 20 ms for the small size) and stays
+/// under `bound` at `4n`. `run(n)` builds and checks a case of size `n` and
+/// returns the time its slowest library call took; each size runs twice
+/// and the faster run counts (the machine is shared).
+fn assert_linear(label: &str, n: usize, bound: Duration, run: impl Fn(usize) -> Duration) {
+    let best = |m: usize| run(m).min(run(m));
+    let small = best(n);
+    let large = best(4 * n);
+    let ratio = large.as_secs_f64() / small.max(Duration::from_millis(20)).as_secs_f64();
+    eprintln!("{label}: n={n}: {small:?}; 4n: {large:?}; ratio {ratio:.1}");
+    assert!(
+        large < bound,
+        "{label}: size {} took {large:?} (bound {bound:?})",
+        4 * n
+    );
+    assert!(
+        ratio < 10.0,
+        "{label}: size {n} took {small:?}, size {} took {large:?}: ratio {ratio:.1} is not linear",
+        4 * n
+    );
+}
+
+/// `specialize` for `target`, and how long it took.
+fn timed_specialize(bytes: &[u8], target: &str) -> (Result<Vec<u8>, String>, Duration) {
+    let tables = tables();
+    let t = tables.target(target).unwrap();
+    let start = Instant::now();
+    let r = specialize(bytes, &t, &Options::default());
+    let took = start.elapsed();
+    (r.map(|o| o.bytes()).map_err(|e| e.to_string()), took)
+}
+
+/// A seeded xorshift64* generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// `specialize` for `target`, which must succeed; the output and the time.
+fn specialize_timed(bytes: &[u8], target: &str) -> (Vec<u8>, Duration) {
+    let (r, took) = timed_specialize(bytes, target);
+    match r {
+        Ok(b) => (b, took),
+        Err(e) => panic!("specialize for {target}: {e}"),
+    }
+}
+
+fn specialize_ok(bytes: &[u8], target: &str) -> Vec<u8> {
+    let tables = tables();
+    let t = tables.target(target).unwrap();
+    match specialize(bytes, &t, &Options::default()) {
+        Ok(o) => o.bytes(),
+        Err(e) => panic!("specialize for {target}: {e}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Truncation and random mutation of real modules
+
+#[test]
+fn truncated_at_every_word_boundary() {
+    isolated(
+        "truncated_at_every_word_boundary",
+        Duration::from_secs(120),
+        || {
+            let input = golden("dispatch-chain");
+            let targets = ["gfx942", "gfx1100"];
+            let mut problems = Vec::new();
+            let mut ok_outputs = 0;
+            let start = Instant::now();
+            for len in 0..=input.len() {
+                // Every word boundary, plus every byte length for the first
+                // and last 64 bytes.
+                if len % 4 != 0 && len > 64 && len + 64 < input.len() {
+                    continue;
+                }
+                let cut = &input[..len];
+                let what = format!("dispatch-chain truncated to {len} bytes");
+                let (mut p, outcomes) = probe(cut, &targets, &what);
+                problems.append(&mut p);
+                let mut input_valid = None;
+                for (o, t) in outcomes.iter().zip(targets) {
+                    if let Outcome::Ok(out) = o {
+                        ok_outputs += 1;
+                        if *input_valid.get_or_insert_with(|| valid(cut, "trunc-in").is_ok())
+                            && let Err(e) = valid(out, "trunc-out")
+                        {
+                            problems
+                                .push(format!("{what}: valid input, invalid output for {t}: {e}"));
+                        }
+                    }
+                }
+            }
+            eprintln!(
+                "{} bytes: {ok_outputs} successful runs, {:?}",
+                input.len(),
+                start.elapsed()
+            );
+            assert_no_problems(&problems, "truncation");
+            // The whole module is the last case: it must have worked.
+            assert!(ok_outputs >= targets.len());
+        },
+    );
+}
+
+/// One random mutation of a module's bytes.
+fn mutate(rng: &mut Rng, input: &[u8]) -> (Vec<u8>, String) {
+    let mut b = input.to_vec();
+    let nwords = b.len() / 4;
+    // Leave the magic number alone half the time (so most mutants get past
+    // the first check); the header's other words are fair game.
+    let word = |rng: &mut Rng| {
+        if rng.below(2) == 0 {
+            1 + rng.below(nwords - 1)
+        } else {
+            rng.below(nwords)
+        }
+    };
+    let how = match rng.below(6) {
+        0 => {
+            let at = word(rng) * 4 + rng.below(4);
+            let bit = rng.below(8);
+            b[at] ^= 1 << bit;
+            format!("bit {bit} of byte {at} flipped")
+        }
+        1 => {
+            let n = 1 + rng.below(4);
+            let mut d = Vec::new();
+            for _ in 0..n {
+                let at = word(rng) * 4 + rng.below(4);
+                b[at] = rng.next() as u8;
+                d.push(at);
+            }
+            format!("bytes {d:?} randomized")
+        }
+        2 => {
+            // A word set to a small number: ids, word counts, opcodes.
+            let at = word(rng);
+            let v = rng.below(200) as u32;
+            b[at * 4..at * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            format!("word {at} set to {v}")
+        }
+        3 => {
+            // An instruction's word count changed (high half of a word).
+            let at = word(rng);
+            let v = rng.below(12) as u16;
+            b[at * 4 + 2..at * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            format!("high half of word {at} set to {v}")
+        }
+        4 => {
+            let (x, y) = (word(rng), word(rng));
+            for k in 0..4 {
+                b.swap(x * 4 + k, y * 4 + k);
+            }
+            format!("words {x} and {y} swapped")
+        }
+        _ => {
+            let at = word(rng);
+            let v = rng.next() as u32;
+            b[at * 4..at * 4 + 4].copy_from_slice(&v.to_le_bytes());
+            format!("word {at} set to {v:#x}")
+        }
+    };
+    (b, how)
+}
+
+#[test]
+fn random_mutations_of_golden_modules() {
+    isolated(
+        "random_mutations_of_golden_modules",
+        Duration::from_secs(240),
+        || {
+            let cases = [
+                "dispatch-chain",
+                "multi-callsite",
+                "o0-notequal",
+                "for-loop-pred-and",
+                "do-while-pred-and",
+                "select-pred",
+                "structured-glsl",
+                "unresolved-store",
+            ];
+            let targets = ["gfx942", "gfx1100"];
+            let per_case = 600;
+            let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+            let mut problems = Vec::new();
+            let mut counts = [0usize; 3]; // ok, err, validated
+            let start = Instant::now();
+            for case in cases {
+                let input = golden(case);
+                for k in 0..per_case {
+                    let (m, how) = mutate(&mut rng, &input);
+                    let what = format!("{case} mutant {k} ({how})");
+                    let t = Instant::now();
+                    let (mut p, outcomes) = probe(&m, &targets, &what);
+                    if t.elapsed() > Duration::from_secs(2) {
+                        p.push(format!("{what}: took {:?}", t.elapsed()));
+                    }
+                    if !p.is_empty() {
+                        // Keep the mutant for the report.
+                        let file =
+                            std::env::temp_dir().join(format!("rspv-hostile-{case}-{k}.spv"));
+                        let _ = std::fs::write(&file, &m);
+                        p.push(format!("{what}: saved as {}", file.display()));
+                    }
+                    problems.append(&mut p);
+                    let mut input_valid = None;
+                    for (o, target) in outcomes.iter().zip(targets) {
+                        match o {
+                            Outcome::Ok(out) => {
+                                counts[0] += 1;
+                                // Validate outputs of still-valid inputs
+                                // (at most 300 of them, to bound the time).
+                                if counts[2] >= 300 || out == &m {
+                                    continue;
+                                }
+                                let iv =
+                                    *input_valid.get_or_insert_with(|| valid(&m, "mut-in").is_ok());
+                                if iv {
+                                    counts[2] += 1;
+                                    if let Err(e) = valid(out, "mut-out") {
+                                        problems.push(format!(
+                                            "{what}: valid input, invalid output for {target}: {e}"
+                                        ));
+                                    }
+                                }
+                            }
+                            _ => counts[1] += 1,
+                        }
+                    }
+                }
+            }
+            eprintln!(
+                "{} mutants: {} ok, {} errors, {} outputs validated, {:?}",
+                cases.len() * per_case,
+                counts[0],
+                counts[1],
+                counts[2],
+                start.elapsed()
+            );
+            assert_no_problems(&problems, "random mutations");
+        },
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Word counts, the id bound, header fields
+
+/// Word index of the first instruction with `op` at or after `from`.
+fn find(words: &[u32], op: Op, from: usize) -> usize {
+    kasm::instructions(words)
+        .into_iter()
+        .find(|&(at, o, _)| at >= from && o == op as u32)
+        .map(|(at, _, _)| at)
+        .unwrap_or_else(|| panic!("no {op:?}"))
+}
+
+fn expect_error(bytes: &[u8], what: &str, wanted: &[&str]) {
+    expect_error_in(bytes, what, wanted, true)
+}
+
+/// [`expect_error`]; `inspect_too`: `inspect` (which reads only the
+/// table) must fail the same way.
+fn expect_error_in(bytes: &[u8], what: &str, wanted: &[&str], inspect_too: bool) {
+    let (problems, outcomes) = probe(bytes, &["gfx942", "gfx950"], what);
+    assert_no_problems(&problems, what);
+    for o in &outcomes {
+        match o {
+            Outcome::Err(msg) => {
+                for w in wanted {
+                    assert!(msg.contains(w), "{what}: expected `{w}` in: {msg}");
+                }
+            }
+            other => panic!("{what}: expected an error, got {other:?}"),
+        }
+    }
+    match inspect(bytes) {
+        Err(e) => {
+            let msg = e.to_string();
+            for w in wanted {
+                assert!(msg.contains(w), "{what}: inspect: expected `{w}` in: {msg}");
+            }
+        }
+        Ok(_) if inspect_too => panic!("{what}: inspect accepted it"),
+        Ok(_) => {}
+    }
+}
+
+#[test]
+fn word_counts_of_zero_and_0xffff() {
+    isolated(
+        "word_counts_of_zero_and_0xffff",
+        Duration::from_secs(60),
+        || {
+            let base = words_of(&golden("dispatch-chain"));
+            let first_fn = find(&base, Op::Function, 5);
+            let in_body = find(&base, Op::Label, first_fn) + 2;
+            for (at, label) in [
+                (5usize, "first instruction"),
+                (in_body, "inside a function"),
+            ] {
+                let mut w = base.clone();
+                w[at] &= 0xffff;
+                expect_error(
+                    &le(&w),
+                    &format!("word count 0 at word {at} ({label})"),
+                    &[&format!("byte {}", at * 4), "word count 0"],
+                );
+                let mut w = base.clone();
+                w[at] |= 0xffff << 16;
+                expect_error(
+                    &le(&w),
+                    &format!("word count 0xFFFF at word {at} ({label})"),
+                    &[&format!("byte {}", at * 4), "65535"],
+                );
+            }
+            // The last instruction claims one word more than remains.
+            let last = kasm::instructions(&base).last().unwrap().0;
+            let mut w = base.clone();
+            w[last] += 1 << 16;
+            expect_error(&le(&w), "last instruction one word too long", &["byte"]);
+
+            // A real 0xFFFF-word instruction: an OpName of 65,533 words on
+            // the kernel. Valid; specialized like the module without it.
+            let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+            let (kern, _) = branch_kernel(&mut k, |k, _| k.sites[0]);
+            let name: String = "n".repeat(65_533 * 4 - 1);
+            inst(
+                &mut k.names,
+                Op::Name,
+                &[&[kern][..], &kasm::string(&name)].concat(),
+            );
+            let bytes = k.bytes();
+            assert_eq!(
+                kasm::instructions(&k.finish())
+                    .iter()
+                    .filter(|(_, _, w)| w.len() == 0xffff)
+                    .count(),
+                1
+            );
+            valid(&bytes, "ffff-in").expect("the input is valid");
+            for (t, want) in [("gfx942", "then"), ("gfx950", "else")] {
+                let out = specialize_ok(&bytes, t);
+                valid(&out, "ffff-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+                let facts = kasm::call_facts(&out);
+                assert_eq!(facts.called, [want.to_string()].into(), "{t}");
+                assert!(
+                    kasm::instructions(&kasm::words(&out))
+                        .iter()
+                        .any(|(_, _, w)| w.len() == 0xffff)
+                );
+            }
+        },
+    );
+}
+
+/// A kernel `k(uint x)`: entry computes `cond(k, x)`, branches to a block
+/// calling `then` or one calling `else`, both return. Returns the kernel's
+/// id and its parameter.
+fn branch_kernel(k: &mut Kernel, cond: impl FnOnce(&mut Kernel, u32) -> u32) -> (u32, u32) {
+    let then_f = k.import("then");
+    let else_f = k.import("else");
+    let kern = k.id();
+    let x = k.id();
+    let (entry, lt, le_) = (k.id(), k.id(), k.id());
+    let mut body = Vec::new();
+    inst(&mut body, Op::Function, &[k.void, kern, 0, k.void_fn_uint]);
+    inst(&mut body, Op::FunctionParameter, &[k.uint, x]);
+    inst(&mut body, Op::Label, &[entry]);
+    k.functions.extend(body);
+    let c = cond(k, x);
+    let mut body = Vec::new();
+    inst(&mut body, Op::BranchConditional, &[c, lt, le_]);
+    for (l, f) in [(lt, then_f), (le_, else_f)] {
+        inst(&mut body, Op::Label, &[l]);
+        let r = k.id();
+        inst(&mut body, Op::FunctionCall, &[k.void, r, f]);
+        inst(&mut body, Op::Return, &[]);
+    }
+    inst(&mut body, Op::FunctionEnd, &[]);
+    k.functions.extend(body);
+    k.entry_point(kern, "k");
+    (kern, x)
+}
+
+#[test]
+fn id_bound_below_ids_and_ids_at_or_past_it() {
+    isolated(
+        "id_bound_below_ids_and_ids_at_or_past_it",
+        Duration::from_secs(60),
+        || {
+            let base = words_of(&golden("dispatch-chain"));
+            let max_id = kasm::instructions(&base)
+                .iter()
+                .filter_map(|(_, op, iw)| {
+                    rspv_specialize::operands::result_pos(*op as u16)
+                        .and_then(|p| iw.get(p).copied())
+                })
+                .max()
+                .unwrap();
+            for bound in [0u32, 1, 5, max_id / 2, max_id] {
+                let mut w = base.clone();
+                w[3] = bound;
+                // inspect reads the table only; ids past the bound in a
+                // function need not stop it.
+                expect_error_in(
+                    &le(&w),
+                    &format!("bound {bound} below the ids used"),
+                    &["out of range", &format!("bound is {bound}")],
+                    bound <= max_id / 2,
+                );
+            }
+            // Ids at or past the bound, only inside the function a
+            // predicate reaches: its result ids, then a branch target, a
+            // phi parent and a call's callee.
+            let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+            let (_, x) = branch_kernel(&mut k, |k, _| k.sites[0]);
+            let mut w = k.finish();
+            w[3] = x + 1; // labels and call results are past it
+
+            expect_error_in(
+                &le(&w),
+                "function ids at or past the bound",
+                &["out of range"],
+                false,
+            );
+
+            let huge = [0u32, 0xffff_fff0, u32::MAX];
+            for (role, op) in [
+                ("branch target", Op::BranchConditional),
+                ("call's callee", Op::FunctionCall),
+            ] {
+                for bad in huge {
+                    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+                    branch_kernel(&mut k, |k, _| k.sites[0]);
+                    let mut w = k.finish();
+                    let at = find(&w, op, 5);
+                    w[at + 3] = bad;
+                    let what = format!("{role} %{bad}");
+                    let (problems, _) = probe(&le(&w), &["gfx942", "gfx950"], &what);
+                    assert_no_problems(&problems, &what);
+                }
+            }
+        },
+    );
+}
+
+#[test]
+fn header_fields_claiming_huge_sizes() {
+    isolated(
+        "header_fields_claiming_huge_sizes",
+        Duration::from_secs(60),
+        || {
+            // bound = u32::MAX on real modules: must not size anything by it.
+            for case in ["dispatch-chain", "multi-callsite", "structured-glsl"] {
+                let mut w = words_of(&golden(case));
+                w[3] = u32::MAX;
+                let t = Instant::now();
+                let (problems, outcomes) = probe(
+                    &le(&w),
+                    &["gfx942", "gfx950"],
+                    &format!("{case}, bound u32::MAX"),
+                );
+                assert_no_problems(&problems, case);
+                assert!(
+                    t.elapsed() < Duration::from_secs(5),
+                    "{case}: {:?}",
+                    t.elapsed()
+                );
+                for o in outcomes {
+                    assert!(matches!(o, Outcome::Ok(_)), "{case}, bound u32::MAX: {o:?}");
+                }
+            }
+            // The table's array length claims 4 G elements.
+            let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+            branch_kernel(&mut k, |k, _| k.sites[0]);
+            let mut w = k.finish();
+            let arr = find(&w, Op::TypeArray, 5);
+            let len_id = w[arr + 3];
+            let c = kasm::instructions(&w)
+                .into_iter()
+                .find(|(_, o, iw)| *o == Op::Constant as u32 && iw[2] == len_id)
+                .unwrap()
+                .0;
+            w[c + 3] = u32::MAX;
+            let (problems, _) = probe(&le(&w), &["gfx942", "gfx950"], "array length u32::MAX");
+            assert_no_problems(&problems, "array length u32::MAX");
+
+            // SpecId u32::MAX, in the table and on the site.
+            let k = {
+                let mut k = Kernel::new(&[("is.gfx942", u32::MAX)], &[u32::MAX]);
+                branch_kernel(&mut k, |k, _| k.sites[0]);
+                k
+            };
+            let bytes = k.bytes();
+            valid(&bytes, "specid-max-in").unwrap();
+            for (t, want) in [("gfx942", "then"), ("gfx950", "else")] {
+                let out = specialize_ok(&bytes, t);
+                valid(&out, "specid-max-out").unwrap();
+                assert_eq!(kasm::call_facts(&out).called, [want.to_string()].into());
+            }
+        },
+    );
+}
+
+/// One predicate site, no `OpConstantTrue/False` in the module, and two
+/// kept phis that need one constant `true` and one `false`: one comes from
+/// the repurposed site, the other needs a new id at the bound.
+fn needs_a_new_id() -> Vec<u32> {
+    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+    let (t, f) = (k.t, k.f);
+    let p = k.sites[0];
+    let (then_f, else_f) = (k.import("then"), k.import("else"));
+    let kern = k.id();
+    let x = k.id();
+    let [entry, a, b, j, lt, lf] = [(); 6].map(|_| k.id());
+    let (q, np, ph1, ph2, both, zero) = (k.id(), k.id(), k.id(), k.id(), k.id(), k.uint_const(0));
+    let mut w = Vec::new();
+    inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn_uint]);
+    inst(&mut w, Op::FunctionParameter, &[k.uint, x]);
+    inst(&mut w, Op::Label, &[entry]);
+    inst(&mut w, Op::IEqual, &[k.boolean, q, x, zero]);
+    inst(&mut w, Op::LogicalNot, &[k.boolean, np, p]);
+    inst(&mut w, Op::BranchConditional, &[q, a, b]);
+    inst(&mut w, Op::Label, &[a]);
+    inst(&mut w, Op::Branch, &[j]);
+    inst(&mut w, Op::Label, &[b]);
+    inst(&mut w, Op::Branch, &[j]);
+    inst(&mut w, Op::Label, &[j]);
+    inst(&mut w, Op::Phi, &[k.boolean, ph1, p, a, q, b]);
+    inst(&mut w, Op::Phi, &[k.boolean, ph2, np, a, q, b]);
+    inst(&mut w, Op::LogicalAnd, &[k.boolean, both, ph1, ph2]);
+    inst(&mut w, Op::BranchConditional, &[both, lt, lf]);
+    for (l, func) in [(lt, then_f), (lf, else_f)] {
+        inst(&mut w, Op::Label, &[l]);
+        let r = k.id();
+        inst(&mut w, Op::FunctionCall, &[k.void, r, func]);
+        inst(&mut w, Op::Return, &[]);
+    }
+    inst(&mut w, Op::FunctionEnd, &[]);
+    k.functions.extend(w);
+    k.entry_point(kern, "k");
+    let words = k.finish();
+    // Drop OpConstantTrue/False (unused by the body).
+    let mut out = words[..5].to_vec();
+    for (_, op, iw) in kasm::instructions(&words) {
+        let is_bool_const = (op == Op::ConstantTrue as u32 || op == Op::ConstantFalse as u32)
+            && (iw[2] == t || iw[2] == f);
+        if !is_bool_const {
+            out.extend_from_slice(iw);
+        }
+    }
+    out
+}
+
+#[test]
+fn new_constant_at_the_bound_and_no_id_left() {
+    isolated(
+        "new_constant_at_the_bound_and_no_id_left",
+        Duration::from_secs(60),
+        || {
+            let w = needs_a_new_id();
+            let bytes = le(&w);
+            valid(&bytes, "newid-in").expect("input valid");
+            for t in ["gfx942", "gfx950"] {
+                let out = specialize_ok(&bytes, t);
+                valid(&out, "newid-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+                let facts = kasm::call_facts(&out);
+                // The branch on `ph1 && ph2` is not decided: both calls stay.
+                assert_eq!(facts.called.len(), 2, "{t}: {facts:?}");
+            }
+            // The same module with bound u32::MAX: there is no id left for
+            // the new constant (ids must stay below the bound).
+            let mut w = w;
+            w[3] = u32::MAX;
+            let tables = tables();
+            for t in ["gfx942", "gfx950"] {
+                match specialize(&le(&w), &tables.target(t).unwrap(), &Options::default()) {
+                    Err(e) => {
+                        let m = clear(&e).unwrap();
+                        assert!(m.contains("id"), "{m}");
+                    }
+                    Ok(o) => {
+                        let out = kasm::words(&o.bytes());
+                        let max_id = kasm::instructions(&out)
+                            .iter()
+                            .filter(|(_, op, _)| {
+                                matches!(*op, x if x == Op::ConstantTrue as u32 || x == Op::ConstantFalse as u32)
+                            })
+                            .map(|(_, _, iw)| iw[2])
+                            .max()
+                            .unwrap_or(0);
+                        assert!(
+                            max_id < out[3],
+                            "{t}: new constant %{max_id} is not below the bound {}",
+                            out[3]
+                        );
+                    }
+                }
+            }
+        },
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Cycles
+
+/// A module whose kernel branches on `cond` (a module-scope value built by
+/// `globals` after the predicate site `p` = `is.gfx942`).
+fn module_scope_cycle(globals: impl FnOnce(&mut Kernel, u32) -> u32) -> Vec<u8> {
+    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+    let p = k.sites[0];
+    let c = globals(&mut k, p);
+    branch_kernel(&mut k, |_, _| c);
+    k.bytes()
+}
+
+fn spec_op(k: &mut Kernel, result: u32, op: Op, operands: &[u32]) {
+    let mut w = vec![k.boolean, result, op as u32];
+    w.extend_from_slice(operands);
+    inst(&mut k.globals, Op::SpecConstantOp, &w);
+}
+
+/// Each cycle either fails clearly or specializes without a table; it must
+/// not overflow the stack, hang or panic.
+fn check_cycle(name: &str, bytes: &[u8]) {
+    let t = Instant::now();
+    let (problems, outcomes) = probe(bytes, &["gfx942", "gfx950"], name);
+    assert_no_problems(&problems, name);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "{name}: {:?}",
+        t.elapsed()
+    );
+    eprintln!(
+        "{name}: {:?}",
+        outcomes
+            .iter()
+            .map(|o| match o {
+                Outcome::Ok(_) => "ok".to_string(),
+                Outcome::Err(e) => e.clone(),
+                Outcome::Panic(p) => p.clone(),
+            })
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn cyclic_spec_constant_op_self_reference() {
+    isolated(
+        "cyclic_spec_constant_op_self_reference",
+        Duration::from_secs(30),
+        || {
+            // %a = OpSpecConstantOp %bool LogicalOr %p %a
+            let bytes = module_scope_cycle(|k, p| {
+                let a = k.id();
+                spec_op(k, a, Op::LogicalOr, &[p, a]);
+                a
+            });
+            check_cycle("a = p || a", &bytes);
+        },
+    );
+}
+
+#[test]
+fn cyclic_spec_constant_op_two_cycle() {
+    isolated(
+        "cyclic_spec_constant_op_two_cycle",
+        Duration::from_secs(30),
+        || {
+            // %a = LogicalAnd %p %b (forward reference); %b = LogicalAnd %a %true
+            let bytes = module_scope_cycle(|k, p| {
+                let (a, b) = (k.id(), k.id());
+                let t = k.t;
+                spec_op(k, a, Op::LogicalAnd, &[p, b]);
+                spec_op(k, b, Op::LogicalAnd, &[a, t]);
+                b
+            });
+            check_cycle("a = p && b; b = a && true", &bytes);
+        },
+    );
+}
+
+#[test]
+fn cyclic_spec_constant_op_longer_cycles() {
+    isolated(
+        "cyclic_spec_constant_op_longer_cycles",
+        Duration::from_secs(30),
+        || {
+            // a = !c; b = a && p; c = b || false  (a 3-cycle through a Not)
+            let bytes = module_scope_cycle(|k, p| {
+                let (a, b, c) = (k.id(), k.id(), k.id());
+                let f = k.f;
+                spec_op(k, a, Op::LogicalNot, &[c]);
+                spec_op(k, b, Op::LogicalAnd, &[a, p]);
+                spec_op(k, c, Op::LogicalOr, &[b, f]);
+                c
+            });
+            check_cycle("a = !c; b = a && p; c = b || false", &bytes);
+            // s = select(p, s, true); a select cycling through itself
+            let bytes = module_scope_cycle(|k, p| {
+                let s = k.id();
+                let t = k.t;
+                spec_op(k, s, Op::Select, &[p, s, t]);
+                s
+            });
+            check_cycle("s = p ? s : true", &bytes);
+            // Equal / NotEqual cycle: e = (n == p); n = (e != false)
+            let bytes = module_scope_cycle(|k, p| {
+                let (e, n) = (k.id(), k.id());
+                let f = k.f;
+                spec_op(k, e, Op::LogicalEqual, &[n, p]);
+                spec_op(k, n, Op::LogicalNotEqual, &[e, f]);
+                n
+            });
+            check_cycle("e = n == p; n = e != false", &bytes);
+        },
+    );
+}
+
+#[test]
+fn phi_cycles_and_self_loops() {
+    isolated("phi_cycles_and_self_loops", Duration::from_secs(60), || {
+        // entry: br p ? L1 : E
+        // L1: a = phi(p: entry, b: L2); call l1; br L2
+        // L2: b = phi(a: L1);           call l2; br b ? L1 : X
+        // X:  call x; br E
+        // E:  call e; br S
+        // S:  c = phi(p: E, c: S);      call s; br c ? S : R   (self-loop)
+        // R:  call r; return
+        let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+        let p = k.sites[0];
+        let f: Vec<u32> = ["l1", "l2", "x", "e", "s", "r"]
+            .iter()
+            .map(|n| k.import(n))
+            .collect();
+        let kern = k.id();
+        let [entry, l1, l2, x, e, s, r] = [(); 7].map(|_| k.id());
+        let (a, b, c) = (k.id(), k.id(), k.id());
+        let mut w = Vec::new();
+        let call = |k: &mut Kernel, w: &mut Vec<u32>, func: u32| {
+            let id = k.id();
+            inst(w, Op::FunctionCall, &[k.void, id, func]);
+        };
+        inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+        inst(&mut w, Op::Label, &[entry]);
+        inst(&mut w, Op::BranchConditional, &[p, l1, e]);
+        inst(&mut w, Op::Label, &[l1]);
+        inst(&mut w, Op::Phi, &[k.boolean, a, p, entry, b, l2]);
+        call(&mut k, &mut w, f[0]);
+        inst(&mut w, Op::Branch, &[l2]);
+        inst(&mut w, Op::Label, &[l2]);
+        inst(&mut w, Op::Phi, &[k.boolean, b, a, l1]);
+        call(&mut k, &mut w, f[1]);
+        inst(&mut w, Op::BranchConditional, &[b, l1, x]);
+        inst(&mut w, Op::Label, &[x]);
+        call(&mut k, &mut w, f[2]);
+        inst(&mut w, Op::Branch, &[e]);
+        inst(&mut w, Op::Label, &[e]);
+        call(&mut k, &mut w, f[3]);
+        inst(&mut w, Op::Branch, &[s]);
+        inst(&mut w, Op::Label, &[s]);
+        inst(&mut w, Op::Phi, &[k.boolean, c, p, e, c, s]);
+        call(&mut k, &mut w, f[4]);
+        inst(&mut w, Op::BranchConditional, &[c, s, r]);
+        inst(&mut w, Op::Label, &[r]);
+        call(&mut k, &mut w, f[5]);
+        inst(&mut w, Op::Return, &[]);
+        inst(&mut w, Op::FunctionEnd, &[]);
+        k.functions.extend(w);
+        k.entry_point(kern, "k");
+        let bytes = k.bytes();
+        valid(&bytes, "phicycle-in").expect("input valid");
+        let set = |v: &[&str]| {
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        // gfx942: p true: entry→L1→L2→L1… forever; X, E, S, R are dead.
+        // gfx950: p false: entry→E→S, c = false → R.
+        for (t, want) in [
+            ("gfx942", set(&["l1", "l2"])),
+            ("gfx950", set(&["e", "s", "r"])),
+        ] {
+            let out = specialize_ok(&bytes, t);
+            valid(&out, "phicycle-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+            let facts = kasm::call_facts(&out);
+            assert_eq!(facts.called, want, "{t}");
+            assert_eq!(facts.declared, want, "{t}: dead imports are removed");
+            assert_eq!(
+                facts.conditional_branches, 0,
+                "{t}: every branch is decided"
+            );
+        }
+        let (problems, _) = probe(&bytes, &["gfx942", "gfx950"], "phi cycles");
+        assert_no_problems(&problems, "phi cycles");
+    });
+}
+
+#[test]
+fn terminator_in_the_middle_of_a_block() {
+    // entry: OpBranchConditional %p %A %B, then OpBranch %A in the same
+    // block (a mutated OpLabel leaves such blocks). Invalid input: a clear
+    // error, never a panic.
+    isolated(
+        "terminator_in_the_middle_of_a_block",
+        Duration::from_secs(30),
+        || {
+            for second in [Op::Branch, Op::Return] {
+                let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+                let p = k.sites[0];
+                let (fa, fb) = (k.import("a"), k.import("b"));
+                let kern = k.id();
+                let [entry, a, b] = [(); 3].map(|_| k.id());
+                let mut w = Vec::new();
+                inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+                inst(&mut w, Op::Label, &[entry]);
+                inst(&mut w, Op::BranchConditional, &[p, a, b]);
+                if second == Op::Branch {
+                    inst(&mut w, Op::Branch, &[a]);
+                } else {
+                    inst(&mut w, Op::Return, &[]);
+                }
+                for (l, f) in [(a, fa), (b, fb)] {
+                    inst(&mut w, Op::Label, &[l]);
+                    let r = k.id();
+                    inst(&mut w, Op::FunctionCall, &[k.void, r, f]);
+                    inst(&mut w, Op::Return, &[]);
+                }
+                inst(&mut w, Op::FunctionEnd, &[]);
+                k.functions.extend(w);
+                k.entry_point(kern, "k");
+                let what = format!("OpBranchConditional followed by Op{second:?} in one block");
+                let (problems, _) = probe(&k.bytes(), &["gfx942", "gfx950"], &what);
+                assert_no_problems(&problems, &what);
+            }
+        },
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Depth: chains and CFGs deep enough to overflow a recursive walk
+
+/// `x_0 = p`, `x_i = OpLogicalNot x_{i-1}` (in the function, or as
+/// module-scope `OpSpecConstantOp`s), then `br x_n ? then : else`.
+fn not_chain(n: usize, module_scope: bool) -> Vec<u8> {
+    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+    let p = k.sites[0];
+    let mut cur = p;
+    if module_scope {
+        for _ in 0..n {
+            let x = k.id();
+            spec_op(&mut k, x, Op::LogicalNot, &[cur]);
+            cur = x;
+        }
+        branch_kernel(&mut k, |_, _| cur);
+    } else {
+        branch_kernel(&mut k, |k, _| {
+            let mut w = Vec::new();
+            for _ in 0..n {
+                let x = k.id();
+                inst(&mut w, Op::LogicalNot, &[k.boolean, x, cur]);
+                cur = x;
+            }
+            k.functions.extend(w);
+            cur
+        });
+    }
+    k.bytes()
+}
+
+fn check_not_chain(n: usize, module_scope: bool, validate: bool) -> Duration {
+    let bytes = not_chain(n, module_scope);
+    if validate {
+        valid(&bytes, "notchain-in").expect("input valid");
+    }
+    let mut slowest = Duration::ZERO;
+    for (t, p) in [("gfx942", true), ("gfx950", false)] {
+        let (out, took) = specialize_timed(&bytes, t);
+        slowest = slowest.max(took);
+        let want = if p ^ (n % 2 == 1) { "then" } else { "else" };
+        let facts = kasm::call_facts(&out);
+        assert_eq!(facts.called, [want.to_string()].into(), "{t}, n = {n}");
+        assert_eq!(facts.conditional_branches, 0);
+        assert!(
+            out.len() < 4096,
+            "{t}: the chain is gone ({} bytes)",
+            out.len()
+        );
+        if validate {
+            valid(&out, "notchain-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+        }
+    }
+    slowest
+}
+
+#[test]
+fn logical_not_chain_of_100000_in_a_function() {
+    isolated(
+        "logical_not_chain_of_100000_in_a_function",
+        Duration::from_secs(120),
+        || {
+            check_not_chain(5_000, false, true);
+            check_not_chain(100_001, false, false);
+            assert_linear("function Not chain", 25_000, Duration::from_secs(5), |n| {
+                check_not_chain(n, false, false)
+            });
+        },
+    );
+}
+
+#[test]
+fn logical_not_chain_of_100000_at_module_scope() {
+    isolated(
+        "logical_not_chain_of_100000_at_module_scope",
+        Duration::from_secs(120),
+        || {
+            check_not_chain(5_000, true, true);
+            check_not_chain(100_001, true, false);
+            assert_linear(
+                "module-scope Not chain",
+                25_000,
+                Duration::from_secs(5),
+                |n| check_not_chain(n, true, false),
+            );
+        },
+    );
+}
+
+/// A kernel of `n` chained blocks: block i branches on site `sites[i %
+/// len]` to block i+1 when the site's value is `go_on(i)`, else to `exit`;
+/// odd blocks test `OpLogicalNot` of the site with the targets swapped. The
+/// last block calls `end`, `exit` calls `exit`. With `reversed`, the
+/// chain's blocks are written last-first (invalid: each block precedes its
+/// dominator).
+fn block_chain(k: &mut Kernel, n: usize, reversed: bool, go_on: impl Fn(usize) -> bool) {
+    let (end_f, exit_f) = (k.import("end"), k.import("exit"));
+    let kern = k.id();
+    let entry = k.id();
+    let labels: Vec<u32> = (0..n).map(|_| k.id()).collect();
+    let (last, exit) = (k.id(), k.id());
+    let mut w = Vec::new();
+    inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+    inst(&mut w, Op::Label, &[entry]);
+    inst(&mut w, Op::Branch, &[labels[0]]);
+    let mut blocks: Vec<Vec<u32>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let mut b = Vec::new();
+        let next = labels.get(i + 1).copied().unwrap_or(last);
+        let p = k.sites[i % k.sites.len()];
+        inst(&mut b, Op::Label, &[labels[i]]);
+        let negated = i % 2 == 1;
+        let cond = if negated {
+            let np = k.id();
+            inst(&mut b, Op::LogicalNot, &[k.boolean, np, p]);
+            np
+        } else {
+            p
+        };
+        if go_on(i) ^ negated {
+            inst(&mut b, Op::BranchConditional, &[cond, next, exit]);
+        } else {
+            inst(&mut b, Op::BranchConditional, &[cond, exit, next]);
+        }
+        blocks.push(b);
+    }
+    if reversed {
+        blocks.reverse();
+    }
+    for b in blocks {
+        w.extend(b);
+    }
+    for (l, f, next) in [(last, end_f, Some(exit)), (exit, exit_f, None)] {
+        inst(&mut w, Op::Label, &[l]);
+        let r = k.id();
+        inst(&mut w, Op::FunctionCall, &[k.void, r, f]);
+        match next {
+            Some(x) => inst(&mut w, Op::Branch, &[x]),
+            None => inst(&mut w, Op::Return, &[]),
+        }
+    }
+    inst(&mut w, Op::FunctionEnd, &[]);
+    k.functions.extend(w);
+    k.entry_point(kern, "k");
+}
+
+fn check_block_chain(n: usize, validate: bool) -> Duration {
+    let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+    block_chain(&mut k, n, false, |_| true);
+    let bytes = k.bytes();
+    if validate {
+        valid(&bytes, "blockchain-in").expect("input valid");
+    }
+    let mut slowest = Duration::ZERO;
+    let set = |v: &[&str]| {
+        v.iter()
+            .map(|s| s.to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    // gfx942: p true, every block goes on; gfx950: the first goes to exit.
+    for (t, want, blocks) in [
+        ("gfx942", set(&["end", "exit"]), n + 3),
+        ("gfx950", set(&["exit"]), 3),
+    ] {
+        let (out, took) = specialize_timed(&bytes, t);
+        slowest = slowest.max(took);
+        let facts = kasm::call_facts(&out);
+        assert_eq!(facts.called, want, "{t}, n = {n}");
+        assert_eq!(facts.blocks, blocks, "{t}, n = {n}");
+        assert_eq!(facts.conditional_branches, 0, "{t}");
+        if validate {
+            valid(&out, "blockchain-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+        }
+    }
+    slowest
+}
+
+#[test]
+fn block_chain_of_100000_predicate_branches() {
+    isolated(
+        "block_chain_of_100000_predicate_branches",
+        Duration::from_secs(180),
+        || {
+            // spirv-val is superlinear on long chains: validate a shorter one.
+            check_block_chain(5_000, true);
+            assert_linear("block chain", 25_000, Duration::from_secs(5), |n| {
+                check_block_chain(n, false)
+            });
+        },
+    );
+}
+
+#[test]
+fn block_chain_written_last_first() {
+    // Invalid input (blocks before their dominators); a clear error or an
+    // output, in linear time.
+    isolated(
+        "block_chain_written_last_first",
+        Duration::from_secs(120),
+        || {
+            let run = |n: usize| {
+                let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+                block_chain(&mut k, n, true, |_| true);
+                let bytes = k.bytes();
+                let (problems, _) = probe(&bytes, &["gfx942", "gfx950"], "reversed chain");
+                assert_no_problems(&problems, "reversed chain");
+                ["gfx942", "gfx950"]
+                    .iter()
+                    .map(|t| timed_specialize(&bytes, t).1)
+                    .max()
+                    .unwrap()
+            };
+            assert_linear("reversed block chain", 5_000, Duration::from_secs(5), run);
+        },
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Big and conflicting tables
+
+/// The largest table one `OpConstantComposite` can hold is 65,532 bytes
+/// (word count 0xFFFF), so a table of 100,000 entries cannot be written;
+/// this fills one: `has.f<i>` (false everywhere) for even i and
+/// `has.f<i>|mai-insts` (true on gfx942, false on gfx950) for odd i, each
+/// with its own call site deciding one block of a chain.
+fn big_table(max_entries: usize) -> (Vec<u8>, usize) {
+    let mut entries: Vec<(String, u32)> = Vec::new();
+    let mut size = 0;
+    for i in 0..max_entries {
+        let name = if i % 2 == 0 {
+            format!("has.f{i}")
+        } else {
+            format!("has.f{i}|mai-insts")
+        };
+        let len = format!("{name} {i}").len() + 1;
+        if size + len > 0xffff - 3 {
+            break;
+        }
+        size += len;
+        entries.push((name, i as u32));
+    }
+    let n = entries.len();
+    let refs: Vec<(&str, u32)> = entries.iter().map(|(s, i)| (s.as_str(), *i)).collect();
+    let ids: Vec<u32> = (0..n as u32).collect();
+    let mut k = Kernel::new(&refs, &ids);
+    // Block i branches on site i and goes on when it has the value it has
+    // on gfx942: true for odd i, false for even i.
+    block_chain(&mut k, n, false, |i| i % 2 == 1);
+    (k.bytes(), n)
+}
+
+#[test]
+fn table_as_large_as_one_instruction_allows() {
+    isolated(
+        "table_as_large_as_one_instruction_allows",
+        Duration::from_secs(120),
+        || {
+            let (bytes, n) = big_table(usize::MAX);
+            eprintln!("{n} entries fit in one table");
+            assert!(n > 3000);
+            let table = inspect(&bytes).unwrap();
+            assert_eq!(table.predicates.len(), n);
+            assert!(table.predicates.iter().all(|p| p.sites.len() == 1));
+            valid(&bytes, "bigtable-in").expect("input valid");
+            let check = |bytes: &[u8], n: usize, validate: bool| -> Duration {
+                let mut slowest = Duration::ZERO;
+                // gfx942: every block goes on. gfx1100: block 1's site
+                // (`has.f1|mai-insts`) is false: exit.
+                let set = |v: &[&str]| {
+                    v.iter()
+                        .map(|s| s.to_string())
+                        .collect::<std::collections::BTreeSet<_>>()
+                };
+                for (t, want) in [
+                    ("gfx942", set(&["end", "exit"])),
+                    ("gfx1100", set(&["exit"])),
+                ] {
+                    let (out, took) = specialize_timed(bytes, t);
+                    slowest = slowest.max(took);
+                    assert_eq!(kasm::call_facts(&out).called, want, "{t}, {n} entries");
+                    assert!(!inspect(&out).unwrap().has_table);
+                    if validate {
+                        valid(&out, "bigtable-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+                    }
+                }
+                slowest
+            };
+            check(&bytes, n, true);
+            assert_linear("table entries", 1000, Duration::from_secs(5), |m| {
+                let (b, got) = big_table(m);
+                check(&b, got, false)
+            });
+        },
+    );
+}
+
+#[test]
+fn one_hundred_thousand_call_sites() {
+    // 100,000 `OpSpecConstantFalse` sites of one SpecId, each deciding one
+    // block of a chain.
+    isolated(
+        "one_hundred_thousand_call_sites",
+        Duration::from_secs(120),
+        || {
+            let run = |n: usize, validate: bool| -> Duration {
+                let mut slowest = Duration::ZERO;
+                let mut k = Kernel::new(&[("is.gfx942", 0)], &vec![0; n]);
+                block_chain(&mut k, n, false, |_| true);
+                let bytes = k.bytes();
+                let table = inspect(&bytes).unwrap();
+                assert_eq!(table.predicates[0].sites.len(), n);
+                if validate {
+                    valid(&bytes, "sites-in").expect("input valid");
+                }
+                for (t, want) in [("gfx942", 2), ("gfx950", 1)] {
+                    let (out, took) = specialize_timed(&bytes, t);
+                    slowest = slowest.max(took);
+                    let facts = kasm::call_facts(&out);
+                    assert_eq!(facts.called.len(), want, "{t}");
+                    assert_eq!(facts.spec_ids, 0, "{t}: no SpecId left");
+                    if validate {
+                        valid(&out, "sites-out").unwrap_or_else(|e| panic!("{t}: {e}"));
+                    }
+                }
+                slowest
+            };
+            run(5_000, true);
+            // 4n = 100,000 sites is a 6 MB module: 10 s.
+            assert_linear("call sites", 25_000, Duration::from_secs(10), |n| {
+                run(n, false)
+            });
+        },
+    );
+}
+
+#[test]
+fn table_name_on_a_second_id() {
+    // The table variable has the table's OpName; another id (an unused
+    // module-scope variable) carries the table's name as its
+    // LinkageAttributes. A clear error, or an output the tool itself reads
+    // back as having no table.
+    isolated("table_name_on_a_second_id", Duration::from_secs(30), || {
+        let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+        branch_kernel(&mut k, |k, _| k.sites[0]);
+        let ptr = k.global(
+            Op::TypePointer,
+            &[spirv::StorageClass::CrossWorkgroup as u32, k.uint],
+        );
+        let other = k.global(
+            Op::Variable,
+            &[ptr, spirv::StorageClass::CrossWorkgroup as u32],
+        );
+        let mut link = vec![other, spirv::Decoration::LinkageAttributes as u32];
+        link.extend(kasm::string(kasm::TABLE));
+        link.push(spirv::LinkageType::Export as u32);
+        inst(&mut k.decorations, Op::Decorate, &link);
+        let bytes = k.bytes();
+        let (problems, outcomes) =
+            probe(&bytes, &["gfx942", "gfx950"], "table name on a second id");
+        assert_no_problems(&problems, "table name on a second id");
+        for o in outcomes {
+            if let Outcome::Ok(out) = o {
+                // The output is read back: no table, and specializing it
+                // again changes nothing.
+                assert!(!inspect(&out).unwrap().has_table);
+                assert_eq!(specialize_ok(&out, "gfx942"), out);
+            }
+        }
+    });
+}
+
+#[test]
+fn conflicting_duplicates_in_the_table() {
+    isolated(
+        "conflicting_duplicates_in_the_table",
+        Duration::from_secs(60),
+        || {
+            let build = |entries: &[(&str, u32)], sites: &[u32]| {
+                let mut k = Kernel::new(entries, sites);
+                branch_kernel(&mut k, |k, _| k.sites[0]);
+                k.bytes()
+            };
+            // One name, two SpecIds.
+            expect_error(
+                &build(&[("is.gfx942", 0), ("is.gfx942", 1)], &[0, 1]),
+                "one name with two SpecIds",
+                &["is.gfx942", "already has SpecId 0"],
+            );
+            // One SpecId, two names.
+            expect_error(
+                &build(&[("is.gfx942", 0), ("is.gfx950", 0)], &[0]),
+                "one SpecId with two names",
+                &["SpecId 0 already names `is.gfx942`"],
+            );
+            // An exact repeat says nothing new: fine.
+            let bytes = build(
+                &[("is.gfx942", 0), ("has.mai-insts", 1), ("is.gfx942", 0)],
+                &[0],
+            );
+            assert_eq!(inspect(&bytes).unwrap().predicates.len(), 2);
+            for (t, want) in [("gfx942", "then"), ("gfx950", "else")] {
+                let out = specialize_ok(&bytes, t);
+                assert_eq!(kasm::call_facts(&out).called, [want.to_string()].into());
+            }
+            // One call site decorated with two SpecIds whose predicates
+            // disagree (is.gfx942 / is.gfx950): no single value is right.
+            let mut k = Kernel::new(&[("is.gfx942", 0), ("is.gfx950", 1)], &[0]);
+            let p = k.sites[0];
+            inst(
+                &mut k.decorations,
+                Op::Decorate,
+                &[p, spirv::Decoration::SpecId as u32, 1],
+            );
+            branch_kernel(&mut k, |k, _| k.sites[0]);
+            // spirv-val accepts this module.
+            valid(&k.bytes(), "twospec").unwrap();
+            expect_error(&k.bytes(), "one site with two SpecIds", &["SpecId"]);
+        },
+    );
+}

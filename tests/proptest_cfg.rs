@@ -1,0 +1,568 @@
+//! Property tests: random control flow in one Kernel function against a
+//! reference written here.
+//!
+//! A random program (chains, if/else diamonds, ifs without else, do-while
+//! and while loops with back edges, self-loops, nested) is lowered to
+//! unstructured blocks, as llc writes them. Each block calls its own
+//! imported declaration `b<i>`, so which blocks survive shows in the
+//! output's calls. Conditional branches test a random predicate shape:
+//! the site itself, `OpLogicalNot`, `OpLogicalNotEqual p false/true`,
+//! `OpLogicalEqual p false`, `OpLogicalAnd/Or` of two sites, a boolean
+//! `OpSelect`, or a mix with a non-constant bool (the kernel's parameter
+//! compared to a constant). Join blocks and loop headers carry `OpPhi`s of
+//! integers, so phi repair is exercised too.
+//!
+//! The reference: each condition's value for the target (the predicates'
+//! values come from `Target::evaluate`; the logic is evaluated here),
+//! then the blocks reachable from the entry following only the taken edge
+//! of decided branches and both edges of the others. The output must call
+//! exactly the imports of those blocks, declare no other import, hold no
+//! predicate table, and pass `spirv-val`.
+
+mod common;
+mod kasm;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use kasm::{Kernel, inst};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use rspv_specialize::{
+    ArchTables, Options, Target, TargetOptions, inspect, specialize, specialize_many,
+};
+use spirv::Op;
+
+fn tables() -> &'static ArchTables {
+    static TABLES: OnceLock<ArchTables> = OnceLock::new();
+    TABLES.get_or_init(ArchTables::embedded)
+}
+
+/// Predicate names the tables are drawn from: processors (aliases, a
+/// generic target, one no table knows) and feature expressions (AND, OR,
+/// parentheses, empty, an unknown feature).
+const POOL: &[&str] = &[
+    "is.gfx942",
+    "is.gfx950",
+    "is.gfx1100",
+    "is.gfx90a",
+    "is.tahiti",
+    "is.gfx1201",
+    "is.gfx9-4-generic",
+    "is.gfx9999",
+    "has.mai-insts",
+    "has.wavefrontsize32",
+    "has.wavefrontsize64",
+    "has.gfx12-insts,wavefrontsize32",
+    "has.dot7-insts|gfx940-insts",
+    "has.",
+    "has.bogus-feature",
+    "has.(gfx11-insts|gfx12-insts),wavefrontsize32",
+];
+
+/// A branch condition; numbers pick predicate sites (modulo their count)
+/// or the constant the parameter is compared to.
+#[derive(Debug, Clone)]
+enum Cond {
+    Site(usize),
+    Not(usize),
+    NotEqualFalse(usize),
+    NotEqualTrue(usize),
+    EqualFalse(usize),
+    And(usize, usize),
+    Or(usize, usize),
+    Select(usize, usize, usize),
+    /// `x == c`: not constant.
+    Param(u32),
+    /// `p && x == c`.
+    AndParam(usize, u32),
+    /// `p || x == c`.
+    OrParam(usize, u32),
+    /// `p ? x == c : true`.
+    SelectParam(usize, u32),
+}
+
+impl Cond {
+    /// The condition's value, `None` when it is not constant.
+    fn eval(&self, v: &[bool]) -> Option<bool> {
+        let s = |i: &usize| v[*i % v.len()];
+        match self {
+            Cond::Site(i) | Cond::NotEqualFalse(i) => Some(s(i)),
+            Cond::Not(i) | Cond::NotEqualTrue(i) | Cond::EqualFalse(i) => Some(!s(i)),
+            Cond::And(i, j) => Some(s(i) && s(j)),
+            Cond::Or(i, j) => Some(s(i) || s(j)),
+            Cond::Select(i, j, k) => Some(if s(i) { s(j) } else { s(k) }),
+            Cond::Param(_) => None,
+            Cond::AndParam(i, _) => (!s(i)).then_some(false),
+            Cond::OrParam(i, _) => s(i).then_some(true),
+            Cond::SelectParam(i, _) => (!s(i)).then_some(true),
+        }
+    }
+}
+
+fn cond() -> impl Strategy<Value = Cond> {
+    let i = || 0..6usize;
+    let c = || 0..4u32;
+    prop_oneof![
+        i().prop_map(Cond::Site),
+        i().prop_map(Cond::Not),
+        i().prop_map(Cond::NotEqualFalse),
+        i().prop_map(Cond::NotEqualTrue),
+        i().prop_map(Cond::EqualFalse),
+        (i(), i()).prop_map(|(a, b)| Cond::And(a, b)),
+        (i(), i()).prop_map(|(a, b)| Cond::Or(a, b)),
+        (i(), i(), i()).prop_map(|(a, b, c)| Cond::Select(a, b, c)),
+        c().prop_map(Cond::Param),
+        (i(), c()).prop_map(|(a, b)| Cond::AndParam(a, b)),
+        (i(), c()).prop_map(|(a, b)| Cond::OrParam(a, b)),
+        (i(), c()).prop_map(|(a, b)| Cond::SelectParam(a, b)),
+    ]
+}
+
+/// A structured program, lowered to unstructured blocks.
+#[derive(Debug, Clone)]
+enum Node {
+    /// One block.
+    Leaf,
+    Seq(Vec<Node>),
+    /// `if c { a } else { b }`; without `b` the false edge goes to the join.
+    If(Cond, Box<Node>, Option<Box<Node>>),
+    /// `do { body } while c` (back edge from the body's end).
+    DoWhile(Box<Node>, Cond),
+    /// `while c { body }` (back edge to the header).
+    While(Cond, Box<Node>),
+    /// A header that branches to itself or out.
+    SelfLoop(Cond),
+}
+
+fn node() -> impl Strategy<Value = Node> {
+    let leaf = prop_oneof![4 => Just(Node::Leaf), 1 => cond().prop_map(Node::SelfLoop)];
+    leaf.prop_recursive(8, 256, 3, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 1..5).prop_map(Node::Seq),
+            (cond(), inner.clone(), prop::option::of(inner.clone()))
+                .prop_map(|(c, a, b)| Node::If(c, Box::new(a), b.map(Box::new))),
+            (inner.clone(), cond()).prop_map(|(b, c)| Node::DoWhile(Box::new(b), c)),
+            (cond(), inner).prop_map(|(c, b)| Node::While(c, Box::new(b))),
+        ]
+    })
+}
+
+#[derive(Debug, Clone)]
+enum Term {
+    Open,
+    Branch(usize),
+    Conditional(Cond, usize, usize),
+    Return,
+}
+
+#[derive(Debug)]
+struct Block {
+    term: Term,
+    /// Incoming edges that carry an integer phi: `(value, parent)`.
+    phi: Vec<(u32, usize)>,
+}
+
+/// The blocks of a lowered program; block 0 is the entry.
+struct Cfg {
+    blocks: Vec<Block>,
+}
+
+impl Cfg {
+    fn lower(root: &Node) -> Cfg {
+        let mut cfg = Cfg {
+            blocks: vec![Block {
+                term: Term::Open,
+                phi: Vec::new(),
+            }],
+        };
+        let end = cfg.node(root, 0);
+        cfg.blocks[end].term = Term::Return;
+        cfg
+    }
+
+    fn block(&mut self) -> usize {
+        self.blocks.push(Block {
+            term: Term::Open,
+            phi: Vec::new(),
+        });
+        self.blocks.len() - 1
+    }
+
+    /// Lowers `n` with `cur` the open block control arrives in; returns the
+    /// open block control leaves from.
+    fn node(&mut self, n: &Node, cur: usize) -> usize {
+        match n {
+            Node::Leaf => {
+                let b = self.block();
+                self.blocks[cur].term = Term::Branch(b);
+                b
+            }
+            Node::Seq(v) => v.iter().fold(cur, |c, n| self.node(n, c)),
+            Node::If(c, a, b) => {
+                let ta = self.block();
+                let end_a = self.node(a, ta);
+                let (fb, end_b) = match b {
+                    Some(b) => {
+                        let fb = self.block();
+                        (Some(fb), self.node(b, fb))
+                    }
+                    None => (None, cur),
+                };
+                let join = self.block();
+                self.blocks[cur].term = Term::Conditional(c.clone(), ta, fb.unwrap_or(join));
+                self.blocks[end_a].term = Term::Branch(join);
+                if fb.is_some() {
+                    self.blocks[end_b].term = Term::Branch(join);
+                }
+                self.blocks[join].phi = vec![(1, end_a), (2, end_b)];
+                join
+            }
+            Node::DoWhile(body, c) => {
+                let h = self.block();
+                self.blocks[cur].term = Term::Branch(h);
+                let end = self.node(body, h);
+                let x = self.block();
+                self.blocks[end].term = Term::Conditional(c.clone(), h, x);
+                self.blocks[h].phi = vec![(1, cur), (2, end)];
+                x
+            }
+            Node::While(c, body) => {
+                let h = self.block();
+                self.blocks[cur].term = Term::Branch(h);
+                let b0 = self.block();
+                let end = self.node(body, b0);
+                let x = self.block();
+                self.blocks[h].term = Term::Conditional(c.clone(), b0, x);
+                self.blocks[end].term = Term::Branch(h);
+                self.blocks[h].phi = vec![(1, cur), (3, end)];
+                x
+            }
+            Node::SelfLoop(c) => {
+                let h = self.block();
+                self.blocks[cur].term = Term::Branch(h);
+                let x = self.block();
+                self.blocks[h].term = Term::Conditional(c.clone(), h, x);
+                self.blocks[h].phi = vec![(1, cur), (2, h)];
+                x
+            }
+        }
+    }
+
+    /// Blocks reachable from the entry when each condition has the value
+    /// `eval` gives it (`None`: both edges).
+    fn reachable(&self, site_values: &[bool]) -> BTreeSet<usize> {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![0];
+        while let Some(b) = stack.pop() {
+            if !seen.insert(b) {
+                continue;
+            }
+            match &self.blocks[b].term {
+                Term::Branch(t) => stack.push(*t),
+                Term::Conditional(c, t, f) => match c.eval(site_values) {
+                    Some(true) => stack.push(*t),
+                    Some(false) => stack.push(*f),
+                    None => stack.extend([*t, *f]),
+                },
+                Term::Return | Term::Open => {}
+            }
+        }
+        seen
+    }
+}
+
+/// A generated case: the table's names (table order = SpecId order
+/// permuted), each site's SpecId, and the program.
+#[derive(Debug, Clone)]
+struct Case {
+    /// `(name, SpecId)` in table order.
+    entries: Vec<(String, u32)>,
+    /// SpecId of each site.
+    sites: Vec<u32>,
+    program: Node,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (
+        prop::sample::subsequence(POOL, 1..=5).prop_shuffle(),
+        prop::collection::vec(any::<Index>(), 1..=6),
+        node(),
+    )
+        .prop_flat_map(|(names, sites, program)| {
+            let n = names.len();
+            // SpecIds 0..n in a random order.
+            let ids = Just((0..n as u32).collect::<Vec<_>>()).prop_shuffle();
+            (Just(names), ids, Just(sites), Just(program))
+        })
+        .prop_map(|(names, ids, sites, program)| Case {
+            entries: names
+                .iter()
+                .zip(&ids)
+                .map(|(n, i)| (n.to_string(), *i))
+                .collect(),
+            sites: sites.iter().map(|s| s.index(ids.len()) as u32).collect(),
+            program,
+        })
+}
+
+/// The module of a case: `void k(uint x)`, blocks as lowered, block i
+/// calling the import `b<i>`.
+fn assemble(case: &Case, cfg: &Cfg) -> Vec<u8> {
+    let entries: Vec<(&str, u32)> = case.entries.iter().map(|(n, i)| (n.as_str(), *i)).collect();
+    let mut k = Kernel::new(&entries, &case.sites);
+    let imports: Vec<u32> = (0..cfg.blocks.len())
+        .map(|i| k.import(&format!("b{i}")))
+        .collect();
+    let kern = k.id();
+    let x = k.id();
+    let labels: Vec<u32> = (0..cfg.blocks.len()).map(|_| k.id()).collect();
+    let site = |k: &Kernel, i: usize| k.sites[i % k.sites.len()];
+    let mut w = Vec::new();
+    inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn_uint]);
+    inst(&mut w, Op::FunctionParameter, &[k.uint, x]);
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        inst(&mut w, Op::Label, &[labels[b]]);
+        if !block.phi.is_empty() {
+            let r = k.id();
+            let mut ops = vec![k.uint, r];
+            for &(v, parent) in &block.phi {
+                ops.push(k.uint_const(v));
+                ops.push(labels[parent]);
+            }
+            inst(&mut w, Op::Phi, &ops);
+        }
+        let r = k.id();
+        inst(&mut w, Op::FunctionCall, &[k.void, r, imports[b]]);
+        match &block.term {
+            Term::Open => unreachable!("block {b} left open"),
+            Term::Return => inst(&mut w, Op::Return, &[]),
+            Term::Branch(t) => inst(&mut w, Op::Branch, &[labels[*t]]),
+            Term::Conditional(c, t, f) => {
+                let (boolean, tr, fa) = (k.boolean, k.t, k.f);
+                let op = |k: &mut Kernel, w: &mut Vec<u32>, o: Op, operands: &[u32]| {
+                    let r = k.id();
+                    let mut all = vec![boolean, r];
+                    all.extend_from_slice(operands);
+                    inst(w, o, &all);
+                    r
+                };
+                let param = |k: &mut Kernel, w: &mut Vec<u32>, c: u32| {
+                    let cst = k.uint_const(c);
+                    let r = k.id();
+                    inst(w, Op::IEqual, &[boolean, r, x, cst]);
+                    r
+                };
+                let cv = match c {
+                    Cond::Site(i) => site(&k, *i),
+                    Cond::Not(i) => {
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalNot, &[p])
+                    }
+                    Cond::NotEqualFalse(i) => {
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalNotEqual, &[p, fa])
+                    }
+                    Cond::NotEqualTrue(i) => {
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalNotEqual, &[p, tr])
+                    }
+                    Cond::EqualFalse(i) => {
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalEqual, &[p, fa])
+                    }
+                    Cond::And(i, j) => {
+                        let (p, q) = (site(&k, *i), site(&k, *j));
+                        op(&mut k, &mut w, Op::LogicalAnd, &[p, q])
+                    }
+                    Cond::Or(i, j) => {
+                        let (p, q) = (site(&k, *i), site(&k, *j));
+                        op(&mut k, &mut w, Op::LogicalOr, &[p, q])
+                    }
+                    Cond::Select(i, j, l) => {
+                        let (p, q, s) = (site(&k, *i), site(&k, *j), site(&k, *l));
+                        op(&mut k, &mut w, Op::Select, &[p, q, s])
+                    }
+                    Cond::Param(c) => param(&mut k, &mut w, *c),
+                    Cond::AndParam(i, c) => {
+                        let q = param(&mut k, &mut w, *c);
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalAnd, &[p, q])
+                    }
+                    Cond::OrParam(i, c) => {
+                        let q = param(&mut k, &mut w, *c);
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalOr, &[p, q])
+                    }
+                    Cond::SelectParam(i, c) => {
+                        let q = param(&mut k, &mut w, *c);
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::Select, &[p, q, tr])
+                    }
+                };
+                inst(&mut w, Op::BranchConditional, &[cv, labels[*t], labels[*f]]);
+            }
+        }
+    }
+    inst(&mut w, Op::FunctionEnd, &[]);
+    k.functions.extend(w);
+    k.entry_point(kern, "k");
+    k.bytes()
+}
+
+/// Every processor of the tables, and the wave64 variant of each
+/// dual-wave one.
+fn all_targets() -> Vec<Target<'static>> {
+    let t = tables();
+    let mut out = Vec::new();
+    for p in t.processors() {
+        out.push(t.target(&p.name).unwrap());
+        if p.is_dual_wave() {
+            out.push(
+                t.target_with(&p.name, &TargetOptions { wave64: true })
+                    .unwrap(),
+            );
+        }
+    }
+    out
+}
+
+/// Each site's value for `target`.
+fn site_values(case: &Case, target: &Target<'_>) -> Vec<bool> {
+    let by_id: BTreeMap<u32, &str> = case.entries.iter().map(|(n, i)| (*i, n.as_str())).collect();
+    case.sites
+        .iter()
+        .map(|id| target.evaluate(by_id[id]).unwrap().value)
+        .collect()
+}
+
+/// The imports the output must call for `target`.
+fn expected_calls(case: &Case, cfg: &Cfg, target: &Target<'_>) -> BTreeSet<String> {
+    cfg.reachable(&site_values(case, target))
+        .into_iter()
+        .map(|b| format!("b{b}"))
+        .collect()
+}
+
+fn valid(bytes: &[u8], tag: &str) -> Result<(), String> {
+    common::spirv_val(bytes, Path::new(&format!("proptest-cfg-{tag}")))
+}
+
+/// Checks one output against the reference.
+fn check_output(out: &[u8], want: &BTreeSet<String>, what: &str) -> Result<(), TestCaseError> {
+    let facts = kasm::call_facts(out);
+    prop_assert_eq!(&facts.called, want, "{}: calls", what);
+    prop_assert_eq!(
+        &facts.declared,
+        want,
+        "{}: imports only dead code called are removed",
+        what
+    );
+    prop_assert!(
+        !inspect(out).unwrap().has_table,
+        "{}: a predicate table is left",
+        what
+    );
+    prop_assert_eq!(facts.spec_ids, 0, "{}: SpecId decorations are left", what);
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 128,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// One random target per case.
+    #[test]
+    fn surviving_calls_match_the_reference(case in case(), pick in any::<Index>()) {
+        let cfg = Cfg::lower(&case.program);
+        let bytes = assemble(&case, &cfg);
+        prop_assert!(valid(&bytes, "in").is_ok(), "generated input invalid: {:?}", valid(&bytes, "in"));
+        let targets = all_targets();
+        let target = &targets[pick.index(targets.len())];
+        let what = format!("{} ({} blocks)", target.id(), cfg.blocks.len());
+        let out = specialize(&bytes, target, &Options::default())
+            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?
+            .bytes();
+        check_output(&out, &expected_calls(&case, &cfg, target), &what)?;
+        if let Err(e) = valid(&out, "out") {
+            return Err(TestCaseError::fail(format!("{what}: output invalid: {e}")));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// Every target at once through `specialize_many`: each output matches
+    /// the reference, and `specialize` for that target alone.
+    #[test]
+    fn every_target_at_once_matches_the_reference(case in case()) {
+        let cfg = Cfg::lower(&case.program);
+        let bytes = assemble(&case, &cfg);
+        let targets = all_targets();
+        let outs = specialize_many(&bytes, &targets, &Options::default())
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+        let mut validated: BTreeSet<Vec<u8>> = BTreeSet::new();
+        for (t, o) in targets.iter().zip(outs) {
+            let out = o.map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?.bytes();
+            check_output(&out, &expected_calls(&case, &cfg, t), t.id())?;
+            if validated.insert(out.clone()) {
+                prop_assert_eq!(
+                    &specialize(&bytes, t, &Options::default()).unwrap().bytes(),
+                    &out,
+                    "{}: specialize_many and specialize differ",
+                    t.id()
+                );
+                if let Err(e) = valid(&out, "many") {
+                    return Err(TestCaseError::fail(format!("{}: output invalid: {e}", t.id())));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_reference_on_a_fixed_case() {
+    // if (is.gfx942) { b1 } else { b2 }; b3 … then a while loop on
+    // `x == 0` that stays.
+    let case = Case {
+        entries: vec![("is.gfx942".into(), 0)],
+        sites: vec![0],
+        program: Node::Seq(vec![
+            Node::If(
+                Cond::Site(0),
+                Box::new(Node::Leaf),
+                Some(Box::new(Node::Leaf)),
+            ),
+            Node::While(Cond::Param(0), Box::new(Node::Leaf)),
+        ]),
+    };
+    let cfg = Cfg::lower(&case.program);
+    // 0: br is.gfx942 ? 1 : 3; 1 -> 2 -> 5; 3 -> 4 -> 5 (join);
+    // 5 -> 6 (header): br x == 0 ? 7 : 9; 7 -> 8 -> 6; 9: return.
+    assert_eq!(cfg.blocks.len(), 10);
+    let bytes = assemble(&case, &cfg);
+    valid(&bytes, "fixed-in").unwrap();
+    let t = tables();
+    for (target, dead) in [("gfx942", ["b3", "b4"]), ("gfx950", ["b1", "b2"])] {
+        let target = t.target(target).unwrap();
+        let want = expected_calls(&case, &cfg, &target);
+        assert_eq!(want.len(), 8);
+        assert!(dead.iter().all(|d| !want.contains(*d)));
+        let out = specialize(&bytes, &target, &Options::default())
+            .unwrap()
+            .bytes();
+        let facts = kasm::call_facts(&out);
+        assert_eq!(facts.called, want);
+        assert_eq!(facts.conditional_branches, 1, "the loop's branch stays");
+        valid(&out, "fixed-out").unwrap();
+    }
+}

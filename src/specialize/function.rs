@@ -62,7 +62,8 @@ pub struct Rewritten {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
-    /// Local chain values with their defining instruction, for messages.
+    /// Local chain values with their defining instruction, for messages
+    /// (filled only when there are bad uses).
     pub chain_defs: HashMap<u32, Inst>,
 }
 
@@ -632,9 +633,6 @@ pub fn rewrite(
 
     // The chain: local booleans computed from predicates (flow-insensitive).
     let chain = local_chain(&f, ctx);
-    for &id in &chain {
-        out.chain_defs.insert(id, f.insts[f.def[&id]]);
-    }
 
     // What replaces each deleted value.
     let mut subst: HashMap<u32, Val> = HashMap::default();
@@ -778,6 +776,12 @@ pub fn rewrite(
     }
     words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
     out.words = words;
+    if !out.bad_uses.is_empty() {
+        // Only an error message needs the chain's definitions.
+        for &id in &chain {
+            out.chain_defs.insert(id, f.insts[f.def[&id]]);
+        }
+    }
 
     // Ids that no longer exist: results in removed blocks.
     for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
@@ -999,12 +1003,20 @@ fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
     for (i, &v) in postorder.iter().enumerate() {
         rank[v] = i; // higher rank = earlier in reverse postorder
     }
-    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (v, ws) in succ.iter().enumerate() {
-        for &w in ws {
-            preds[w].push(v);
-        }
-    }
+    // Predecessors as one sorted edge list: `(to, from)`.
+    let mut edges: Vec<(usize, usize)> = succ
+        .iter()
+        .enumerate()
+        .flat_map(|(v, ws)| ws.iter().map(move |&w| (w, v)))
+        .collect();
+    edges.sort_unstable();
+    let preds = |b: usize| {
+        let start = edges.partition_point(|&(w, _)| w < b);
+        edges[start..]
+            .iter()
+            .take_while(move |&&(w, _)| w == b)
+            .map(|&(_, v)| v)
+    };
     let mut idom = vec![NONE; n];
     idom[0] = 0;
     let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
@@ -1023,7 +1035,7 @@ fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
         changed = false;
         for &b in postorder.iter().rev().skip(1) {
             let mut new = NONE;
-            for &p in &preds[b] {
+            for p in preds(b) {
                 if idom[p] == NONE {
                     continue;
                 }

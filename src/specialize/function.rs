@@ -655,6 +655,7 @@ pub fn rewrite(
 
     // Merge instructions and the blocks they keep alive.
     let mut merge_action: HashMap<usize, MergeAction> = HashMap::default();
+    let mut preds: Option<Vec<Vec<usize>>> = None;
     let mut stubs: HashSet<usize> = HashSet::default();
     for b in 0..n {
         if !live[b] {
@@ -682,11 +683,26 @@ pub fn rewrite(
             }
         } else {
             let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.insts[mi], fname))?)?;
-            if live[cont] {
+            let conditional = matches!(
+                f.insts[f.terminator(b)].opcode,
+                op::BranchConditional | op::Switch
+            );
+            // A back edge is an edge into the header from a block laid out
+            // at or after it (structured blocks follow their dominators).
+            let back_edge = preds
+                .get_or_insert_with(|| predecessors(&f))
+                .get(b)
+                .into_iter()
+                .flatten()
+                .any(|&x| x >= b && kept_edge(&f, x, b, &live, &decided));
+            if live[cont] && back_edge {
                 MergeAction::Keep
-            } else if folded {
+            } else if folded || !conditional {
+                // No back edge is left: the loop construct goes. An
+                // unconditional header needs no merge at all.
                 MergeAction::Drop
             } else {
+                // Still a two-way header: keep it a selection.
                 MergeAction::ToSelection
             }
         };
@@ -804,6 +820,17 @@ enum MergeAction {
     Keep,
     Drop,
     ToSelection,
+}
+
+/// Predecessor blocks of every block in the input CFG.
+fn predecessors(f: &Func<'_>) -> Vec<Vec<usize>> {
+    let mut preds = vec![Vec::new(); f.blocks.len()];
+    for b in 0..f.blocks.len() {
+        for &s in f.successors(b) {
+            preds[s].push(b);
+        }
+    }
+    preds
 }
 
 /// True when the result keeps an edge `from → to`.

@@ -3,6 +3,8 @@
 #
 #   <case>/input.ll      -> llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj input.ll -o input.spv
 #                           spirv-val input.spv                      (default/universal env)
+#   <case>/table.txt     -> (structured-loops) input.comp compiled by glslangValidator, the
+#                           table of table.txt added by add_table.py, assembled by spirv-as
 #   <case>/input.spvasm  -> (structured-glsl) input.spvasm was derived BY HAND from the
 #                           glslang output of input.comp (see its header).  This script
 #                           recompiles input.comp with glslangValidator into a temp file,
@@ -40,6 +42,19 @@ for dir in */; do
     if llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj "$c/input.ll" -o "$c/input.spv" \
        && spirv-val "$c/input.spv" && check_shape "$c"; then
       echo "$c: ok (llc-22 -O0, spirv-val)"
+    else
+      echo "$c: FAILED"; fail=1
+    fi
+  elif [ -f "$c/table.txt" ]; then
+    # GLSL with constant_id booleans; add_table.py adds the predicate table
+    # (one "<name> <SpecId>" entry per line of table.txt) to glslang's output.
+    mapfile -t entries <"$c/table.txt"
+    if glslangValidator -V "$c/input.comp" -o "$TMP/$c.glslang.spv" >/dev/null \
+       && spirv-dis --raw-id "$TMP/$c.glslang.spv" -o "$TMP/$c.raw.spvasm" \
+       && python3 add_table.py "$TMP/$c.raw.spvasm" "$c/input.spvasm" "${entries[@]}" \
+       && spirv-as --target-env spv1.0 "$c/input.spvasm" -o "$c/input.spv" \
+       && spirv-val --target-env vulkan1.2 "$c/input.spv" && check_shape "$c"; then
+      echo "$c: ok (glslangValidator + add_table.py + spirv-as, spirv-val --target-env vulkan1.2)"
     else
       echo "$c: FAILED"; fail=1
     fi

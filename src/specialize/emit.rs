@@ -112,7 +112,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                     out.extend(kept);
                 }
             }
-            op::EntryPoint => {
+            op::EntryPoint if w.len() >= 4 => {
                 let (_, n) =
                     literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
                 let head = &w[..3 + n];

@@ -1,0 +1,174 @@
+//! The properties the fuzz targets check, shared with
+//! `tests/fuzz_regressions.rs` (which includes this file with `#[path]`), so
+//! a saved fuzz input is re-checked by `cargo test` exactly as the fuzzer
+//! checked it. Every check panics on a violated property; an `Err` from the
+//! library is a valid answer to bad input and is not a failure.
+
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use rspv_specialize::module::{Module, bytes_from_words, words_from_bytes};
+use rspv_specialize::{ArchTables, Options, Target, inspect, specialize, specialize_many};
+
+/// The targets the `specialize` check runs: a CDNA3/4 processor, an RDNA3
+/// processor and a generic target.
+pub const TARGETS: [&str; 3] = ["gfx950", "gfx1100", "gfx9-4-generic"];
+
+/// The embedded arch tables, built once per process.
+pub fn tables() -> &'static ArchTables {
+    static TABLES: OnceLock<ArchTables> = OnceLock::new();
+    TABLES.get_or_init(ArchTables::embedded)
+}
+
+/// The [`TARGETS`], resolved once per process.
+pub fn targets() -> &'static [Target<'static>] {
+    static TARGETS_: OnceLock<Vec<Target<'static>>> = OnceLock::new();
+    TARGETS_.get_or_init(|| {
+        TARGETS
+            .iter()
+            .map(|t| {
+                tables()
+                    .target(t)
+                    .unwrap_or_else(|e| panic!("target {t}: {e}"))
+            })
+            .collect()
+    })
+}
+
+/// `read`: the word view and the module index are lossless. When
+/// `Module::parse` accepts the input, the header, the module-level
+/// instructions and the function ranges tile the words exactly, and writing
+/// them back gives the input byte for byte.
+pub fn check_read(data: &[u8]) {
+    let Ok((words, endian)) = words_from_bytes(data) else {
+        return;
+    };
+    assert_eq!(words.len() * 4, data.len(), "word count");
+    let Ok(m) = Module::parse(&words) else {
+        return;
+    };
+    assert!(
+        bytes_from_words(m.words, endian) == data,
+        "bytes_from_words(words_from_bytes(x)) != x"
+    );
+    // Rebuild the module from its index alone.
+    let mut rebuilt: Vec<u32> = words[..5].to_vec();
+    for inst in &m.globals {
+        assert_eq!(
+            inst.at,
+            rebuilt.len(),
+            "module-level instruction out of order"
+        );
+        assert!(
+            inst.len > 0 && inst.end() <= words.len(),
+            "bad instruction {inst:?}"
+        );
+        rebuilt.extend_from_slice(m.inst_words(*inst));
+    }
+    for f in &m.functions {
+        assert_eq!(f.start, rebuilt.len(), "function %{} out of order", f.id);
+        assert!(f.start < f.end && f.end <= words.len(), "bad range {f:?}");
+        rebuilt.extend_from_slice(&words[f.start..f.end]);
+    }
+    assert_eq!(
+        rebuilt.len(),
+        words.len(),
+        "index does not cover the module"
+    );
+    assert!(
+        bytes_from_words(&rebuilt, endian) == data,
+        "module rebuilt from its index differs from the input"
+    );
+}
+
+/// `inspect`: never panics; bytes and host words give the same answer; a
+/// module without a table has no predicates; resolving the table for the
+/// [`TARGETS`] does not panic.
+pub fn check_inspect(data: &[u8]) {
+    let r = inspect(data);
+    let Ok(i) = r else {
+        return;
+    };
+    assert!(
+        i.has_table || i.predicates.is_empty(),
+        "predicates without a table"
+    );
+    let (words, _) = words_from_bytes(data).expect("inspect accepted the bytes");
+    let w =
+        rspv_specialize::inspect_words(&words).expect("inspect_words rejects what inspect accepts");
+    assert_eq!(w, i, "inspect and inspect_words disagree");
+    for t in targets() {
+        let _ = i.resolve(t);
+    }
+}
+
+/// `specialize`: for each of [`TARGETS`], alone and through
+/// `specialize_many`:
+/// - a success has no predicate table left (and `inspect` reads it);
+/// - specializing a success again gives the same bytes (idempotence);
+/// - `specialize_many` gives, for each target, what `specialize` gives.
+pub fn check_specialize(data: &[u8]) {
+    let opts = Options::default();
+    let single: Vec<_> = targets()
+        .iter()
+        .map(|t| specialize(data, t, &opts).map(|s| s.bytes()))
+        .collect();
+    for (t, r) in TARGETS.iter().zip(&single) {
+        let Ok(out) = r else {
+            continue;
+        };
+        match inspect(out) {
+            Ok(i) => assert!(!i.has_table, "{t}: the output still has a predicate table"),
+            Err(e) => panic!("{t}: inspect rejects the output: {e}"),
+        }
+        let target = tables().target(t).unwrap();
+        match specialize(out, &target, &opts) {
+            Ok(again) => assert!(
+                again.bytes() == *out,
+                "{t}: specializing the output again changes it ({} -> {} bytes)",
+                out.len(),
+                again.bytes().len()
+            ),
+            Err(e) => panic!("{t}: specializing the output again fails: {e}"),
+        }
+    }
+    match specialize_many(data, targets(), &opts) {
+        Err(e) => {
+            for (t, r) in TARGETS.iter().zip(&single) {
+                assert!(
+                    r.is_err(),
+                    "{t}: specialize succeeds but specialize_many fails on the module: {e}"
+                );
+            }
+        }
+        Ok(many) => {
+            assert_eq!(many.len(), TARGETS.len(), "specialize_many result count");
+            for ((t, m), s) in TARGETS.iter().zip(many).zip(&single) {
+                match (m, s) {
+                    (Ok(m), Ok(s)) => assert!(
+                        m.bytes() == *s,
+                        "{t}: specialize_many and specialize give different modules"
+                    ),
+                    (Err(m), Err(s)) => assert_eq!(
+                        m.to_string(),
+                        s.to_string(),
+                        "{t}: specialize_many and specialize fail differently"
+                    ),
+                    (m, s) => panic!(
+                        "{t}: specialize_many {} but specialize {}",
+                        describe(&m.map(|_| ())),
+                        describe(&s.as_ref().map(|_| ()))
+                    ),
+                }
+            }
+        }
+    }
+}
+
+fn describe<E: std::fmt::Display>(r: &Result<(), E>) -> String {
+    match r {
+        Ok(()) => "succeeds".to_string(),
+        Err(e) => format!("fails ({e})"),
+    }
+}

@@ -195,8 +195,8 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
         ));
     }
     let mut out: Vec<Predicate> = Vec::new();
-    let mut by_name = std::collections::HashMap::new();
-    let mut by_id = std::collections::HashMap::new();
+    let mut by_name = crate::fastmap::Map::default();
+    let mut by_id = crate::fastmap::Map::default();
     for (k, raw) in bytes[..bytes.len() - 1].split(|&b| b == 0).enumerate() {
         let text = String::from_utf8_lossy(raw);
         let bad = |what: String| table_err(at, format!("entry {k} `{text}`: {what}"));
@@ -238,11 +238,11 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
 
 /// Attaches every spec constant decorated with a table SpecId.
 fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()> {
-    let mut index: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut index: crate::fastmap::Map<u32, usize> = crate::fastmap::Map::default();
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }
-    let mut site_spec: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    let mut site_spec: crate::fastmap::Map<u32, u32> = crate::fastmap::Map::default();
     for &(target, spec_id, dec) in &g.spec_ids {
         let Some(&i) = index.get(&spec_id) else {
             continue;

@@ -1,0 +1,162 @@
+//! Block order after the rewrite: dominators (Cooper–Harvey–Kennedy) and an
+//! order close to the input's in which every block follows its dominator.
+
+use crate::fastmap::Map as HashMap;
+
+use super::decode::Func;
+
+/// Orders `kept` blocks like the input, except that a block whose immediate
+/// dominator (in the rewritten CFG) comes later waits until it is placed.
+pub(super) fn dominance_order(
+    f: &Func<'_>,
+    kept: &[usize],
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
+) -> Vec<usize> {
+    let mut index: HashMap<usize, usize> = HashMap::default();
+    for (k, &b) in kept.iter().enumerate() {
+        index.insert(b, k);
+    }
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
+    for (k, &b) in kept.iter().enumerate() {
+        if !live[b] {
+            continue;
+        }
+        let targets = match decided.get(&b) {
+            Some(&d) => vec![d],
+            None => f.successors(b).to_vec(),
+        };
+        succ[k].extend(targets.iter().filter_map(|t| index.get(t).copied()));
+    }
+    let idom = immediate_dominators(&succ);
+    // Walk the input order; a block whose dominator is not placed yet waits
+    // on that dominator and is placed (with its own waiters) right after it.
+    let mut placed = vec![false; kept.len()];
+    let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
+    let mut order = Vec::with_capacity(kept.len());
+    for (k, dom) in idom.iter().enumerate() {
+        match *dom {
+            Some(d) if d != k && !placed[d] => {
+                waiters[d].push(k);
+                continue;
+            }
+            _ => {}
+        }
+        let mut stack = vec![k];
+        while let Some(b) = stack.pop() {
+            order.push(kept[b]);
+            placed[b] = true;
+            // Waiters in input order: push in reverse so the first pops first.
+            stack.extend(std::mem::take(&mut waiters[b]).into_iter().rev());
+        }
+    }
+    // Blocks in a dominator cycle cannot exist; anything left keeps its place.
+    order.extend((0..kept.len()).filter(|&k| !placed[k]).map(|k| kept[k]));
+    order
+}
+
+/// Immediate dominators of nodes `0..n` (entry 0) by Cooper, Harvey and
+/// Kennedy's iterative algorithm; `None` for nodes the entry does not reach.
+/// Iterative throughout, so deep CFGs cannot overflow the stack.
+pub(super) fn immediate_dominators(succ: &[Vec<usize>]) -> Vec<Option<usize>> {
+    let n = succ.len();
+    const NONE: usize = usize::MAX;
+    // Reverse postorder by an explicit-stack DFS.
+    let mut postorder = Vec::with_capacity(n);
+    let mut seen = vec![false; n];
+    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
+    seen[0] = true;
+    while let Some(top) = stack.last_mut() {
+        let (v, k) = *top;
+        if k < succ[v].len() {
+            top.1 += 1;
+            let w = succ[v][k];
+            if !seen[w] {
+                seen[w] = true;
+                stack.push((w, 0));
+            }
+        } else {
+            postorder.push(v);
+            stack.pop();
+        }
+    }
+    let mut rank = vec![NONE; n];
+    for (i, &v) in postorder.iter().enumerate() {
+        rank[v] = i; // higher rank = earlier in reverse postorder
+    }
+    // Predecessors as one sorted edge list: `(to, from)`.
+    let mut edges: Vec<(usize, usize)> = succ
+        .iter()
+        .enumerate()
+        .flat_map(|(v, ws)| ws.iter().map(move |&w| (w, v)))
+        .collect();
+    edges.sort_unstable();
+    let preds = |b: usize| {
+        let start = edges.partition_point(|&(w, _)| w < b);
+        edges[start..]
+            .iter()
+            .take_while(move |&&(w, _)| w == b)
+            .map(|&(_, v)| v)
+    };
+    let mut idom = vec![NONE; n];
+    idom[0] = 0;
+    let intersect = |idom: &[usize], mut a: usize, mut b: usize| {
+        while a != b {
+            while rank[a] < rank[b] {
+                a = idom[a];
+            }
+            while rank[b] < rank[a] {
+                b = idom[b];
+            }
+        }
+        a
+    };
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in postorder.iter().rev().skip(1) {
+            let mut new = NONE;
+            for p in preds(b) {
+                if idom[p] == NONE {
+                    continue;
+                }
+                new = if new == NONE {
+                    p
+                } else {
+                    intersect(&idom, p, new)
+                };
+            }
+            if new != idom[b] {
+                idom[b] = new;
+                changed = true;
+            }
+        }
+    }
+    idom.into_iter()
+        .enumerate()
+        .map(|(v, d)| (d != NONE && v != 0).then_some(d))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::immediate_dominators;
+
+    #[test]
+    fn dominators_of_a_diamond_and_a_loop() {
+        // 0 -> 1, 2; 1 -> 3; 2 -> 3; 3 -> 4, 1 (back edge); 5 unreachable
+        let succ = vec![vec![1, 2], vec![3], vec![3], vec![4, 1], vec![], vec![3]];
+        let idom = immediate_dominators(&succ);
+        assert_eq!(idom, vec![None, Some(0), Some(0), Some(0), Some(3), None]);
+    }
+
+    #[test]
+    fn deep_chain_does_not_overflow() {
+        let n = 200_000;
+        let succ: Vec<Vec<usize>> = (0..n)
+            .map(|i| if i + 1 < n { vec![i + 1] } else { vec![] })
+            .collect();
+        let idom = immediate_dominators(&succ);
+        assert_eq!(idom[n - 1], Some(n - 2));
+    }
+}

@@ -1,0 +1,294 @@
+//! Sparse conditional constant propagation over one function: which blocks
+//! and edges can run, and what each boolean (and selected) value is, given
+//! the predicates' values.
+
+use crate::error::Result;
+use crate::fastmap::Map as HashMap;
+use crate::operands::op;
+
+use super::super::context::Val;
+use super::decode::{Func, is_logic, structure};
+use crate::specialize::context::Context;
+
+/// The value of a binary `OpLogical*` over two lattice values.
+pub(in crate::specialize) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
+    use Val::*;
+    match opcode {
+        op::LogicalAnd => match (a, b) {
+            (Const(false), _) | (_, Const(false)) => Const(false),
+            (Top, _) | (_, Top) => Top,
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalOr => match (a, b) {
+            (Const(true), _) | (_, Const(true)) => Const(true),
+            (Top, _) | (_, Top) => Top,
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x == y),
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Const(true),
+            _ => Varying,
+        },
+        op::LogicalNotEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x != y),
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Const(false),
+            _ => Varying,
+        },
+        _ => Varying,
+    }
+}
+
+/// The propagation's state: lattice values, executable blocks and edges,
+/// and the worklists.
+pub(super) struct Sccp<'a, 'm> {
+    pub(super) f: &'a Func<'m>,
+    pub(super) ctx: &'a Context<'a>,
+    pub(super) lat: HashMap<u32, Val>,
+    pub(super) exec_block: Vec<bool>,
+    /// Executable flag of each CFG edge, indexed like `Func::succ_list`.
+    pub(super) exec_edge: Vec<bool>,
+    pub(super) block_wl: Vec<usize>,
+    pub(super) value_wl: Vec<u32>,
+    /// Per block: the one successor a folded terminator keeps (by block).
+    pub(super) decided: HashMap<usize, usize>,
+    /// The function's name, for errors.
+    pub(super) fname: &'a str,
+}
+
+impl<'a, 'm> Sccp<'a, 'm> {
+    /// The lattice value of an operand.
+    fn value(&self, id: u32) -> Val {
+        if let Some(v) = self.lat.get(&id) {
+            return match v {
+                Val::Varying => Val::Same(id),
+                other => *other,
+            };
+        }
+        if self.f.def.contains_key(&id) && self.tracked(self.f.def[&id]) {
+            return Val::Top;
+        }
+        match self.ctx.global_val(id) {
+            Some(v) => v,
+            None => Val::Same(id),
+        }
+    }
+
+    /// True for instructions whose value the lattice models.
+    fn tracked(&self, i: usize) -> bool {
+        let opcode = self.f.insts[i].opcode;
+        opcode == op::Phi || opcode == op::Select || is_logic(opcode)
+    }
+
+    /// Propagates from the entry block to a fixpoint.
+    pub(super) fn run(&mut self) -> Result<()> {
+        self.exec_block[0] = true;
+        self.block_wl.push(0);
+        while !self.block_wl.is_empty() || !self.value_wl.is_empty() {
+            while let Some(b) = self.block_wl.pop() {
+                let (first, end) = (self.f.blocks[b].first, self.f.blocks[b].end);
+                for i in first..end {
+                    self.visit(i)?;
+                }
+            }
+            while let Some(id) = self.value_wl.pop() {
+                for u in self.f.users(id) {
+                    let b = self.f.block_of_inst[u];
+                    if b != usize::MAX && self.exec_block[b] {
+                        self.visit(u)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Lowers `id`'s value to `new` (two different known values meet at
+    /// `Varying`) and queues its users when it changed.
+    fn set(&mut self, id: u32, new: Val) {
+        let old = self.lat.get(&id).copied().unwrap_or(Val::Top);
+        let new = match (old, new) {
+            (_, Val::Top) => old,
+            (Val::Top, n) => n,
+            (o, n) if o == n => o,
+            _ => Val::Varying,
+        };
+        if new != old {
+            self.lat.insert(id, new);
+            self.value_wl.push(id);
+        }
+    }
+
+    /// True when some edge `from → to` is executable.
+    fn executable(&self, from: usize, to: usize) -> bool {
+        let f = self.f;
+        let start = f.succ_start[from] as usize;
+        f.successors(from)
+            .iter()
+            .enumerate()
+            .any(|(k, &s)| s == to && self.exec_edge[start + k])
+    }
+
+    /// Makes the edge `from → to` executable, visiting what it newly reaches.
+    fn mark_edge(&mut self, from: usize, to: usize) {
+        let f = self.f;
+        let start = f.succ_start[from] as usize;
+        let mut new = false;
+        for (k, &s) in f.successors(from).iter().enumerate() {
+            if s == to && !self.exec_edge[start + k] {
+                self.exec_edge[start + k] = true;
+                new = true;
+            }
+        }
+        if new {
+            if self.exec_block[to] {
+                // New incoming edge: phis of `to` must be re-evaluated.
+                let (first, end) = (self.f.blocks[to].first, self.f.blocks[to].end);
+                for i in first..end {
+                    if self.f.insts[i].opcode == op::Phi {
+                        let _ = self.visit(i);
+                    }
+                }
+            } else {
+                self.exec_block[to] = true;
+                self.block_wl.push(to);
+            }
+        }
+    }
+
+    /// Evaluates instruction `i` (a phi, logic op, select or terminator).
+    fn visit(&mut self, i: usize) -> Result<()> {
+        let inst = self.f.insts[i];
+        let w = self.f.inst_words(i);
+        let b = self.f.block_of_inst[i];
+        match inst.opcode {
+            op::Phi if w.len() >= 3 => {
+                let mut acc = Val::Top;
+                let mut edges = 0;
+                for pair in w[3..].chunks(2) {
+                    let [v, parent] = pair else { continue };
+                    let Some(&pb) = self.f.block_of_label.get(parent) else {
+                        return Err(structure(
+                            &inst,
+                            self.fname,
+                            format!("OpPhi names %{parent}, which is not a block of this function"),
+                        ));
+                    };
+                    if !self.executable(pb, b) {
+                        continue;
+                    }
+                    edges += 1;
+                    let val = self.value(*v);
+                    acc = match (acc, val) {
+                        (Val::Top, x) | (x, Val::Top) => x,
+                        (x, y) if x == y => x,
+                        _ => Val::Varying,
+                    };
+                }
+                // A local value may stand in for the phi only on a single edge.
+                if let Val::Same(x) = acc
+                    && edges > 1
+                    && self.f.def.contains_key(&x)
+                {
+                    acc = Val::Varying;
+                }
+                self.set(w[2], acc);
+            }
+            opc if is_logic(opc) && w.len() >= 4 => {
+                let a = self.value(w[3]);
+                let v = if opc == op::LogicalNot {
+                    match a {
+                        Val::Const(x) => Val::Const(!x),
+                        Val::Top => Val::Top,
+                        _ => Val::Varying,
+                    }
+                } else if w.len() >= 5 {
+                    meet_logic(opc, a, self.value(w[4]))
+                } else {
+                    Val::Varying
+                };
+                self.set(w[2], v);
+            }
+            op::Select if w.len() >= 6 => {
+                let v = match self.value(w[3]) {
+                    Val::Const(true) => self.value(w[4]),
+                    Val::Const(false) => self.value(w[5]),
+                    Val::Top => Val::Top,
+                    _ => Val::Varying,
+                };
+                self.set(w[2], v);
+            }
+            op::Branch | op::BranchConditional | op::Switch => {
+                let f = self.f;
+                let succ = f.successors(b);
+                let chosen = match inst.opcode {
+                    op::BranchConditional => match self.value(w[1]) {
+                        Val::Const(true) => Some(Some(succ[0])),
+                        Val::Const(false) => Some(Some(succ[1])),
+                        Val::Top => Some(None),
+                        _ => None,
+                    },
+                    op::Switch => self.switch_target(i, succ),
+                    _ => None,
+                };
+                match chosen {
+                    Some(Some(s)) => {
+                        if succ.iter().any(|&x| x != s) {
+                            self.decided.insert(b, s);
+                        }
+                        self.mark_edge(b, s);
+                    }
+                    Some(None) => {} // condition not known yet
+                    None => {
+                        self.decided.remove(&b);
+                        for &s in succ {
+                            self.mark_edge(b, s);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// For a switch on a value known to be a module-level integer constant:
+    /// `Some(Some(target))`; on an unknown value `Some(None)`; else `None`.
+    fn switch_target(&self, i: usize, succ: &[usize]) -> Option<Option<usize>> {
+        let w = self.f.inst_words(i);
+        let sel = match self.value(w[1]) {
+            Val::Top => return Some(None),
+            Val::Same(x) if x != w[1] => x,
+            _ => return None,
+        };
+        let value = self.ctx.int_constant(sel)?;
+        // succ[0] is the default, then one per case, in order.
+        let lit = self
+            .f
+            .ids(i)
+            .iter()
+            .filter(|(p, _)| *p >= 3)
+            .map(|(p, _)| *p as usize)
+            .collect::<Vec<_>>();
+        let mut prev = 3;
+        for (k, &label_pos) in lit.iter().enumerate() {
+            let lit_words = &w[prev..label_pos];
+            let case = lit_words
+                .iter()
+                .rev()
+                .fold(0u64, |acc, &x| (acc << 32) | x as u64);
+            if case == value {
+                return Some(Some(succ[k + 1]));
+            }
+            prev = label_pos + 1;
+        }
+        Some(Some(succ[0]))
+    }
+}

@@ -8,21 +8,17 @@
 //! `rspirv::dr::Builder` (see `asm::table_module`).
 
 mod asm;
+mod common;
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use asm::{Elem, TABLE, table_module, text};
 use rspv_specialize::module::{Endian, bytes_from_words, words_from_bytes};
 use rspv_specialize::{Error, inspect};
 use spirv::{Decoration, Op};
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn golden_words(case: &str) -> Vec<u32> {
-    let bytes = std::fs::read(repo().join("tests/golden").join(case).join("input.spv")).unwrap();
+    let bytes = std::fs::read(common::golden_input(case)).unwrap();
     words_from_bytes(&bytes).unwrap().0
 }
 
@@ -560,12 +556,8 @@ fn every_bad_input_is_an_error_naming_a_byte_offset() {
 #[cfg(feature = "cli")]
 #[test]
 fn cli_reports_every_bad_input() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad_input");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("bad_input");
     std::fs::create_dir_all(&dir).unwrap();
-    let exe = env!("CARGO_BIN_EXE_rspv-specialize");
     let inputs = bad_inputs();
     assert!(inputs.len() >= 18);
     for (name, bytes) in &inputs {
@@ -586,7 +578,7 @@ fn cli_reports_every_bad_input() {
             ],
             vec!["inspect", "--all-targets", p.as_str()],
         ] {
-            let out = Command::new(exe).args(&args).output().unwrap();
+            let out = common::run_cli(&args);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{name} {args:?}: {stderr}");
             assert!(stderr.starts_with("error: "), "{name}: {stderr}");
@@ -596,15 +588,8 @@ fn cli_reports_every_bad_input() {
             assert!(out.stdout.is_empty(), "{name}: wrote to stdout");
         }
         // The same through stdin.
-        let mut child = Command::new(exe)
-            .args(["inspect", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(bytes).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let (out, written) = common::run_cli_piped(&["inspect", "-"], bytes.clone());
+        written.unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{name} (stdin): {stderr}");
         assert!(stderr.starts_with("error: <stdin>: "), "{name}: {stderr}");

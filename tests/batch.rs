@@ -1,7 +1,7 @@
 //! `specialize_many` gives, for every target, exactly what a one-target run
 //! gives: the same bytes, the same report, the same errors.
 
-use std::path::Path;
+mod common;
 
 use rspv_specialize::{ArchTables, Options, TargetOptions, specialize, specialize_many};
 
@@ -19,13 +19,10 @@ fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
             .target_with("gfx1100", &TargetOptions { wave64: true })
             .unwrap(),
     );
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut cases: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path().join("input.spv"))
-        .filter(|p| p.exists())
+    let cases: Vec<_> = common::golden_cases("input.spv")
+        .into_iter()
+        .map(|dir| dir.join("input.spv"))
         .collect();
-    cases.sort();
     assert!(cases.len() >= 20);
     for case in cases {
         let input = std::fs::read(&case).unwrap();

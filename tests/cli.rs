@@ -2,32 +2,21 @@
 //! `targets`, modules without a table, stdin and unreadable paths.
 #![cfg(feature = "cli")]
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
+use common::{repo, run_cli};
 use rspv_specialize::module::{Endian, bytes_from_words};
 use serde_json::Value;
 
 mod asm;
+mod common;
 
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
-        .args(args)
-        .output()
-        .expect("running rspv-specialize")
-}
-
+/// Runs with `input` on stdin, which the binary must read to the end.
 fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
+    let (out, written) = common::run_cli_piped(args, input.to_vec());
+    written.unwrap();
+    out
 }
 
 fn stdout(out: &Output) -> String {
@@ -41,16 +30,7 @@ fn stdout(out: &Output) -> String {
 }
 
 fn golden(case: &str) -> String {
-    repo()
-        .join("tests/golden")
-        .join(case)
-        .join("input.spv")
-        .display()
-        .to_string()
-}
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    common::golden_input(case).display().to_string()
 }
 
 #[test]
@@ -61,7 +41,7 @@ fn main_job_needs_its_arguments() {
         vec!["--target", "gfx950", "-o", "out.spv"],
         vec!["--target", "gfx950", "in.spv"],
     ] {
-        let out = run(&args);
+        let out = run_cli(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("required"), "{args:?}: {stderr}");
@@ -69,17 +49,14 @@ fn main_job_needs_its_arguments() {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rspv-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir("cli", name)
 }
 
 #[test]
 fn main_job_writes_a_valid_module_and_a_report() {
     let dir = scratch("ok");
     let out_path = dir.join("out.spv");
-    let out = run(&[
+    let out = run_cli(&[
         "--target",
         "gfx950",
         &golden("dispatch-chain"),
@@ -126,7 +103,7 @@ fn main_job_writes_a_valid_module_and_a_report() {
 fn main_job_failure_writes_nothing() {
     let dir = scratch("fail");
     let out_path = dir.join("out.spv");
-    let out = run(&[
+    let out = run_cli(&[
         "--target",
         "gfx950",
         &golden("unresolved-store"),
@@ -140,7 +117,7 @@ fn main_job_failure_writes_nothing() {
     assert!(!out_path.exists());
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     // An unknown target fails the same way.
-    let out = run(&[
+    let out = run_cli(&[
         "--target",
         "gfx9999",
         &golden("direct-branch"),
@@ -159,11 +136,11 @@ fn main_job_never_overwrites_its_input_unless_asked() {
     let original = std::fs::read(golden("direct-branch")).unwrap();
     std::fs::write(&path, &original).unwrap();
     let p = path.to_str().unwrap();
-    let out = run(&["--target", "gfx950", p, "-o", p]);
+    let out = run_cli(&["--target", "gfx950", p, "-o", p]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--in-place"));
     assert_eq!(std::fs::read(&path).unwrap(), original);
-    let out = run(&["--target", "gfx950", p, "--in-place", "--report", "none"]);
+    let out = run_cli(&["--target", "gfx950", p, "--in-place", "--report", "none"]);
     assert!(
         out.status.success(),
         "{}",
@@ -184,7 +161,7 @@ fn main_job_pipes_and_writes_assembly() {
     );
     assert!(out.status.success());
     assert!(!rspv_specialize::inspect(&out.stdout).unwrap().has_table);
-    let out = run(&[
+    let out = run_cli(&[
         "--target",
         "gfx950",
         &golden("direct-branch"),
@@ -210,18 +187,18 @@ fn usage_errors_exit_2() {
         vec!["targets", "--bogus"],
         vec!["--target", "gfx950", "in.spv", "-o", "out.spv", "inspect"],
     ] {
-        let out = run(&args);
+        let out = run_cli(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
     }
-    assert!(run(&["--help"]).status.success());
-    assert!(run(&["inspect", "--help"]).status.success());
-    assert!(run(&["--version"]).status.success());
+    assert!(run_cli(&["--help"]).status.success());
+    assert!(run_cli(&["inspect", "--help"]).status.success());
+    assert!(run_cli(&["--version"]).status.success());
 }
 
 #[test]
 fn inspect_text_lists_the_table() {
-    let text = stdout(&run(&["inspect", &golden("alias-and-or")]));
+    let text = stdout(&run_cli(&["inspect", &golden("alias-and-or")]));
     assert!(text.contains("3 predicates, 3 call sites"), "{text}");
     let rows: Vec<&str> = text
         .lines()
@@ -240,7 +217,7 @@ fn inspect_text_lists_the_table() {
     assert!(rows[1].contains("asyncmark, wait_asyncmark"), "{text}");
     assert!(rows[2].contains("has.s-memtime-inst") && rows[2].contains("s_memtime"));
 
-    let text = stdout(&run(&[
+    let text = stdout(&run_cli(&[
         "inspect",
         "--target",
         "tahiti",
@@ -282,14 +259,14 @@ fn inspect_notes_unknown_processors_and_features() {
 #[test]
 fn module_without_a_table() {
     let g = golden("no-table");
-    let text = stdout(&run(&["inspect", &g]));
+    let text = stdout(&run_cli(&["inspect", &g]));
     assert_eq!(text.trim(), "no predicate table: nothing to specialize");
-    let text = stdout(&run(&["inspect", "--target", "gfx950", &g]));
+    let text = stdout(&run_cli(&["inspect", "--target", "gfx950", &g]));
     assert!(
         text.contains("no predicate table: nothing to specialize"),
         "{text}"
     );
-    let text = stdout(&run(&["inspect", "--all-targets", &g]));
+    let text = stdout(&run_cli(&["inspect", "--all-targets", &g]));
     assert!(
         text.contains("no predicate table: nothing to specialize"),
         "{text}"
@@ -306,19 +283,19 @@ fn module_without_a_table() {
         ],
         vec!["inspect", "--format", "json", "--all-targets", g.as_str()],
     ] {
-        let v: Value = serde_json::from_str(&stdout(&run(&args))).unwrap();
+        let v: Value = serde_json::from_str(&stdout(&run_cli(&args))).unwrap();
         assert_eq!(v["has_table"], false, "{args:?}");
         assert_eq!(v["predicates"], Value::Array(vec![]), "{args:?}");
     }
     // The corpus modules have spec constants but no predicate table.
     let corpus = repo().join("tests/corpus/clang22-opencl-O2/clang22-opencl-O2.spv");
-    let text = stdout(&run(&["inspect", &corpus.display().to_string()]));
+    let text = stdout(&run_cli(&["inspect", &corpus.display().to_string()]));
     assert!(text.contains("no predicate table"), "{text}");
 }
 
 #[test]
 fn all_targets_matrix_is_compact() {
-    let text = stdout(&run(&[
+    let text = stdout(&run_cli(&[
         "inspect",
         "--all-targets",
         &golden("dispatch-chain"),
@@ -356,7 +333,7 @@ fn all_targets_matrix_is_compact() {
 #[test]
 fn stdin_is_dash() {
     let bytes = std::fs::read(golden("alias-and-or")).unwrap();
-    let from_file = stdout(&run(&[
+    let from_file = stdout(&run_cli(&[
         "inspect",
         "--format",
         "json",
@@ -377,14 +354,14 @@ fn stdin_is_dash() {
 #[test]
 fn unreadable_paths_are_named() {
     for path in ["/nonexistent/dir/in.spv", env!("CARGO_MANIFEST_DIR")] {
-        let out = run(&["inspect", path]);
+        let out = run_cli(&["inspect", path]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{stderr}");
         assert!(stderr.starts_with("error: "), "{stderr}");
         assert!(stderr.contains(path), "{stderr}");
         assert!(stderr.contains("cannot read"), "{stderr}");
     }
-    let out = run(&["targets", "--arch-tables", "/nonexistent/tables"]);
+    let out = run_cli(&["targets", "--arch-tables", "/nonexistent/tables"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("/nonexistent/tables"), "{stderr}");
@@ -393,7 +370,8 @@ fn unreadable_paths_are_named() {
 #[test]
 fn targets_lists_every_processor() {
     let tables = rspv_specialize::ArchTables::embedded();
-    let v: Value = serde_json::from_str(&stdout(&run(&["targets", "--format", "json"]))).unwrap();
+    let v: Value =
+        serde_json::from_str(&stdout(&run_cli(&["targets", "--format", "json"]))).unwrap();
     let procs = v["processors"].as_array().unwrap();
     assert_eq!(procs.len(), tables.processors().len());
     for p in tables.processors() {
@@ -407,7 +385,7 @@ fn targets_lists_every_processor() {
             serde_json::json!(p.target_id_features)
         );
     }
-    let text = stdout(&run(&["targets"]));
+    let text = stdout(&run_cli(&["targets"]));
     for needle in [
         "gfx600",
         "tahiti",
@@ -420,7 +398,7 @@ fn targets_lists_every_processor() {
     }
     // Loading the same tables from the directory gives the same listing.
     let dir = repo().join("arch-tables").display().to_string();
-    assert_eq!(stdout(&run(&["targets", "--arch-tables", &dir])), text);
+    assert_eq!(stdout(&run_cli(&["targets", "--arch-tables", &dir])), text);
 }
 
 #[test]
@@ -428,7 +406,7 @@ fn batch_writes_one_module_per_target_and_a_manifest() {
     use sha2::{Digest, Sha256};
     let dir = scratch("batch");
     let out_dir = dir.join("out");
-    let out = run(&[
+    let out = run_cli(&[
         "--all-targets",
         &golden("dispatch-chain"),
         "--out-dir",
@@ -466,7 +444,7 @@ fn batch_writes_one_module_per_target_and_a_manifest() {
     }
     // All or nothing: a module that fails for some target writes nothing.
     let bad_dir = dir.join("bad");
-    let out = run(&[
+    let out = run_cli(&[
         "--targets",
         "gfx950,gfx1100",
         &golden("unresolved-store"),

@@ -10,44 +10,17 @@
 mod common;
 mod kasm;
 
-use std::ffi::{OsStr, OsString};
-use std::io::{Read, Write};
+use std::ffi::OsString;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
-}
+use common::{golden_input, run_cli};
 
-fn run<I, S>(args: I) -> Output
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    bin()
-        .args(args)
-        .stdin(Stdio::null())
-        .output()
-        .expect("running rspv-specialize")
-}
-
-/// Runs with `input` written to stdin through a pipe (from a thread, so a
-/// large input and a large output cannot deadlock).
+/// Runs with `input` written to stdin through a pipe; a write cut short by
+/// the binary exiting is not an error.
 fn run_piped(args: &[&str], input: Vec<u8>) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    common::run_cli_piped(args, input).0
 }
 
 fn stderr(o: &Output) -> String {
@@ -62,13 +35,6 @@ fn assert_exit(o: &Output, code: i32, what: &str) {
         o.status.code(),
         stderr(o)
     );
-}
-
-fn golden(case: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(case)
-        .join("input.spv")
 }
 
 /// A scratch directory, removed when the test ends.
@@ -88,10 +54,7 @@ impl Drop for Scratch {
 }
 
 fn scratch(name: &str) -> Scratch {
-    let dir = std::env::temp_dir().join(format!("rspv-clisafe-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    Scratch(dir)
+    Scratch(common::fresh_dir("clisafe", name))
 }
 
 /// File names in `dir`, sorted.
@@ -129,7 +92,7 @@ fn valid(bytes: &[u8], tag: &str) {
 #[test]
 fn the_input_is_never_overwritten_without_in_place() {
     let dir = scratch("input");
-    let original = std::fs::read(golden("dispatch-chain")).unwrap();
+    let original = std::fs::read(golden_input("dispatch-chain")).unwrap();
     let input = dir.join("in.spv");
     std::fs::write(&input, &original).unwrap();
     std::fs::create_dir(dir.join("sub")).unwrap();
@@ -144,7 +107,7 @@ fn the_input_is_never_overwritten_without_in_place() {
     ];
     let before = names(&dir);
     for out in &spellings {
-        let o = run([
+        let o = run_cli(&[
             os("--target"),
             os("gfx942"),
             input.clone().into(),
@@ -175,7 +138,7 @@ fn the_input_is_never_overwritten_without_in_place() {
     // replace the link's directory entry, never the input's content.
     let hard = dir.join("hard.spv");
     std::fs::hard_link(&input, &hard).unwrap();
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),
@@ -188,10 +151,10 @@ fn the_input_is_never_overwritten_without_in_place() {
 
     // A failing --in-place run leaves the input as it was.
     let bad = dir.join("bad.spv");
-    let bad_bytes = std::fs::read(golden("unresolved-store")).unwrap();
+    let bad_bytes = std::fs::read(golden_input("unresolved-store")).unwrap();
     std::fs::write(&bad, &bad_bytes).unwrap();
     let before = names(&dir);
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         bad.clone().into(),
@@ -203,7 +166,7 @@ fn the_input_is_never_overwritten_without_in_place() {
     assert_eq!(names(&dir), before, "no temporary file left");
 
     // --in-place replaces it, atomically, with the specialized module.
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),
@@ -221,12 +184,12 @@ fn the_input_is_never_overwritten_without_in_place() {
 #[test]
 fn outputs_are_atomic() {
     let dir = scratch("atomic");
-    let input = golden("dispatch-chain");
+    let input = golden_input("dispatch-chain");
     let out = dir.join("out.spv");
     let sentinel = b"pre-existing output".to_vec();
 
     // Success: exactly the output appears.
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx950"),
         input.clone().into(),
@@ -250,7 +213,7 @@ fn outputs_are_atomic() {
             vec![
                 os("--target"),
                 os("gfx950"),
-                golden("unresolved-store").into(),
+                golden_input("unresolved-store").into(),
             ],
         ),
         (
@@ -275,7 +238,7 @@ fn outputs_are_atomic() {
         let mtime = std::fs::metadata(&out).unwrap().modified().unwrap();
         let before = names(&dir);
         args.extend([os("-o"), out.clone().into()]);
-        let o = run(&args);
+        let o = run_cli(&args);
         assert_exit(&o, 1, what);
         assert!(stderr(&o).starts_with("error: "), "{what}: {}", stderr(&o));
         assert!(o.stdout.is_empty(), "{what}: stdout written");
@@ -293,7 +256,7 @@ fn outputs_are_atomic() {
         // The same failure to stdout writes nothing there.
         let n = args.len();
         args[n - 1] = os("-");
-        let o = run(&args);
+        let o = run_cli(&args);
         assert_exit(&o, 1, what);
         assert!(o.stdout.is_empty(), "{what}: stdout written");
     }
@@ -304,7 +267,7 @@ fn outputs_are_atomic() {
     std::fs::create_dir(&out_dir).unwrap();
     std::fs::write(out_dir.join("keep"), b"x").unwrap();
     let before = names(&dir);
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx950"),
         input.clone().into(),
@@ -317,7 +280,7 @@ fn outputs_are_atomic() {
     assert_eq!(names(&out_dir), vec![os("keep")]);
 
     // OUT in a directory that does not exist: an error naming it.
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx950"),
         input.clone().into(),
@@ -336,14 +299,18 @@ fn a_failed_batch_writes_nothing() {
     std::fs::create_dir(&out_dir).unwrap();
     std::fs::write(out_dir.join("gfx942.spv"), b"old").unwrap();
     for (what, input, targets) in [
-        ("unknown target", golden("dispatch-chain"), "gfx942,gfx9999"),
+        (
+            "unknown target",
+            golden_input("dispatch-chain"),
+            "gfx942,gfx9999",
+        ),
         (
             "unresolved use",
-            golden("unresolved-store"),
+            golden_input("unresolved-store"),
             "gfx942,gfx950",
         ),
     ] {
-        let o = run([
+        let o = run_cli(&[
             os("--targets"),
             os(targets),
             input.into(),
@@ -356,10 +323,10 @@ fn a_failed_batch_writes_nothing() {
     }
     // A batch into a directory that does not exist yet creates it.
     let fresh = dir.join("fresh");
-    let o = run([
+    let o = run_cli(&[
         os("--targets"),
         os("gfx942,gfx1100"),
-        golden("dispatch-chain").into(),
+        golden_input("dispatch-chain").into(),
         os("--out-dir"),
         fresh.clone().into(),
     ]);
@@ -384,13 +351,7 @@ fn big_module() -> Vec<u8> {
     inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
     inst(&mut w, Op::Label, &[entry]);
     inst(&mut w, Op::BranchConditional, &[p, la, lb]);
-    for (l, f) in [(la, fa), (lb, fb)] {
-        inst(&mut w, Op::Label, &[l]);
-        let r = k.id();
-        inst(&mut w, Op::FunctionCall, &[k.void, r, f]);
-        inst(&mut w, Op::Return, &[]);
-    }
-    inst(&mut w, Op::FunctionEnd, &[]);
+    k.end_with_calls(&mut w, &[(la, fa), (lb, fb)]);
     k.functions.extend(w);
     k.entry_point(kern, "k");
     let name = "x".repeat(65_000 * 4);
@@ -404,7 +365,10 @@ fn big_module() -> Vec<u8> {
 fn reading_from_a_pipe() {
     let dir = scratch("pipe");
     for (what, input) in [
-        ("golden", std::fs::read(golden("dispatch-chain")).unwrap()),
+        (
+            "golden",
+            std::fs::read(golden_input("dispatch-chain")).unwrap(),
+        ),
         ("256 KiB", big_module()),
     ] {
         let want = expected(&input, "gfx942");
@@ -446,15 +410,16 @@ fn reading_from_a_pipe() {
 #[cfg(unix)]
 #[test]
 fn paths_that_are_not_utf8() {
+    use std::ffi::OsStr;
     use std::os::unix::ffi::OsStrExt;
     let dir = scratch("nonutf8");
     let input = dir.join(OsStr::from_bytes(b"mod\xff.spv"));
     let output = dir.join(OsStr::from_bytes(b"out\xfe.spv"));
     let out_dir = dir.join(OsStr::from_bytes(b"dir\xfd"));
-    let original = std::fs::read(golden("dispatch-chain")).unwrap();
+    let original = std::fs::read(golden_input("dispatch-chain")).unwrap();
     std::fs::write(&input, &original).unwrap();
 
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),
@@ -467,7 +432,7 @@ fn paths_that_are_not_utf8() {
         expected(&original, "gfx942")
     );
 
-    let o = run([
+    let o = run_cli(&[
         os("--targets"),
         os("gfx942,gfx950"),
         input.clone().into(),
@@ -480,10 +445,10 @@ fn paths_that_are_not_utf8() {
         vec![os("gfx942.spv"), os("gfx950.spv"), os("manifest.json")]
     );
 
-    let o = run([os("inspect"), input.clone().into()]);
+    let o = run_cli(&[os("inspect"), input.clone().into()]);
     assert_exit(&o, 0, "inspect of a non-UTF-8 path");
 
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),
@@ -504,7 +469,7 @@ fn paths_that_are_not_utf8() {
 
     // A missing non-UTF-8 path is named (lossily) in the error.
     let missing = dir.join(OsStr::from_bytes(b"missing\xff.spv"));
-    let o = run([
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         missing.clone().into(),
@@ -521,7 +486,7 @@ fn missing_and_unreadable_inputs_are_clear_errors() {
     let out = dir.join("out.spv");
     let missing = dir.join("missing.spv");
     let check = |args: Vec<OsString>, path: &Path, what: &str| {
-        let o = run(&args);
+        let o = run_cli(&args);
         assert_exit(&o, 1, what);
         let e = stderr(&o);
         assert!(e.starts_with("error: "), "{what}: {e}");
@@ -562,7 +527,7 @@ fn missing_and_unreadable_inputs_are_clear_errors() {
         vec![
             os("--target"),
             os("gfx942"),
-            golden("dispatch-chain").into(),
+            golden_input("dispatch-chain").into(),
             os("-o"),
             out.clone().into(),
             os("--arch-tables"),
@@ -577,7 +542,11 @@ fn missing_and_unreadable_inputs_are_clear_errors() {
     {
         use std::os::unix::fs::PermissionsExt;
         let locked = dir.join("locked.spv");
-        std::fs::write(&locked, std::fs::read(golden("dispatch-chain")).unwrap()).unwrap();
+        std::fs::write(
+            &locked,
+            std::fs::read(golden_input("dispatch-chain")).unwrap(),
+        )
+        .unwrap();
         std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
         let readable = std::fs::File::open(&locked)
             .and_then(|mut f| f.read(&mut [0u8; 4]))
@@ -590,7 +559,7 @@ fn missing_and_unreadable_inputs_are_clear_errors() {
             out.clone().into(),
         ];
         if readable {
-            let o = run(&args);
+            let o = run_cli(&args);
             assert_exit(&o, 0, "mode 000 input, readable to this user (root)");
             std::fs::remove_file(&out).unwrap();
         } else {
@@ -604,8 +573,8 @@ fn missing_and_unreadable_inputs_are_clear_errors() {
 fn exit_codes() {
     let dir = scratch("exit");
     let out = dir.join("out.spv");
-    let input = golden("dispatch-chain");
-    let ok = run([
+    let input = golden_input("dispatch-chain");
+    let ok = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),
@@ -613,8 +582,12 @@ fn exit_codes() {
         out.clone().into(),
     ]);
     assert_exit(&ok, 0, "success");
-    assert_exit(&run([os("targets")]), 0, "targets");
-    assert_exit(&run([os("inspect"), input.clone().into()]), 0, "inspect");
+    assert_exit(&run_cli(&[os("targets")]), 0, "targets");
+    assert_exit(
+        &run_cli(&[os("inspect"), input.clone().into()]),
+        0,
+        "inspect",
+    );
 
     // 1: bad input of every kind.
     for (what, args) in [
@@ -623,7 +596,7 @@ fn exit_codes() {
             vec![
                 os("--target"),
                 os("gfx950"),
-                golden("unresolved-call-arg").into(),
+                golden_input("unresolved-call-arg").into(),
             ],
         ),
         (
@@ -641,7 +614,7 @@ fn exit_codes() {
     ] {
         let mut args = args;
         args.extend([os("-o"), out.clone().into()]);
-        assert_exit(&run(&args), 1, what);
+        assert_exit(&run_cli(&args), 1, what);
     }
 
     // 2: usage errors.
@@ -688,7 +661,7 @@ fn exit_codes() {
         ),
         ("unknown subcommand flag", vec!["targets", "--bogus"]),
     ] {
-        let o = run(&args);
+        let o = run_cli(&args);
         assert_exit(&o, 2, what);
         assert!(o.stdout.is_empty(), "{what}: stdout written");
     }
@@ -702,6 +675,7 @@ fn a_special_file_as_out_is_written_into_not_replaced() {
     // root that would clobber /dev/null for the whole machine). Shown
     // safely with a FIFO of our own: the output must arrive through it.
     use std::os::unix::fs::FileTypeExt;
+    use std::process::{Command, Stdio};
     let dir = scratch("fifo");
     let fifo = dir.join("pipe");
     let made = Command::new("mkfifo").arg(&fifo).status();
@@ -714,8 +688,8 @@ fn a_special_file_as_out_is_written_into_not_replaced() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let input = golden("dispatch-chain");
-    let o = run([
+    let input = golden_input("dispatch-chain");
+    let o = run_cli(&[
         os("--target"),
         os("gfx942"),
         input.clone().into(),

@@ -14,10 +14,12 @@
 
 #[path = "../fuzz/checks.rs"]
 mod checks;
+mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use common::{repo, spv_files};
 
 /// Set in a child: the one input it checks.
 const CHILD: &str = "RSPV_FUZZ_REGRESSION_INPUT";
@@ -27,10 +29,6 @@ const TEST: &str = "fuzz_checks_pass_on_saved_inputs_and_golden_modules";
 const MEM_LIMIT_KB: u64 = 4 * 1024 * 1024;
 /// A child's time limit (debug build; the fuzzer's limit is 10 s optimized).
 const TIME_LIMIT: Duration = Duration::from_secs(120);
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// Files directly in `dir` (none if it does not exist), sorted.
 fn files_in(dir: &Path) -> Vec<PathBuf> {
@@ -49,71 +47,21 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Every `.spv` file under `dir`, recursively, sorted.
-fn spv_under(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "spv") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 /// Runs the three checks on `path` in a child process; `Err` describes how
 /// the child failed, with the end of its output.
 fn check_in_child(path: &Path) -> Result<(), String> {
-    let proc_exe = PathBuf::from(format!("/proc/{}/exe", std::process::id()));
-    let exe = if proc_exe.exists() {
-        proc_exe
-    } else {
-        std::env::current_exe().unwrap()
-    };
-    let mut cmd = if cfg!(unix) {
-        let mut c = Command::new("sh");
-        c.arg("-c")
-            .arg(format!("ulimit -v {MEM_LIMIT_KB}; exec \"$0\" \"$@\""))
-            .arg(&exe);
-        c
-    } else {
-        Command::new(&exe)
-    };
-    let log = std::env::temp_dir().join(format!(
-        "rspv-fuzz-regression-{}-{}.log",
-        std::process::id(),
-        path.file_name().unwrap().to_string_lossy()
-    ));
-    let file = std::fs::File::create(&log).unwrap();
-    let mut child = cmd
-        .args([TEST, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, path)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(file.try_clone().unwrap())
-        .stderr(file)
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if start.elapsed() > TIME_LIMIT {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let text = String::from_utf8_lossy(&std::fs::read(&log).unwrap_or_default()).into_owned();
-    let _ = std::fs::remove_file(&log);
+    let run = common::Child {
+        test: TEST,
+        env: (CHILD, path.as_os_str()),
+        log: "fuzz-regression",
+        label: &path.file_name().unwrap().to_string_lossy(),
+        mem_limit_kb: MEM_LIMIT_KB,
+        time_limit: TIME_LIMIT,
+        poll: Duration::from_millis(10),
+        own_group: false,
+    }
+    .run();
+    let text = &run.output;
     // The panic message (or, failing that, the end of the output).
     let lines: Vec<&str> = text
         .lines()
@@ -131,19 +79,9 @@ fn check_in_child(path: &Path) -> Result<(), String> {
         .position(|l| l.contains("panicked at"))
         .unwrap_or(lines.len().saturating_sub(12));
     let tail = lines[from..(from + 12).min(lines.len())].join("\n    ");
-    match status {
-        None => Err(format!(
-            "still running after {TIME_LIMIT:?} (a hang?)\n    {tail}"
-        )),
-        Some(s) if s.success() && text.contains("1 passed") => Ok(()),
-        Some(s) => Err(format!(
-            "child process failed ({s}{})\n    {tail}",
-            if s.code().is_none() {
-                ", killed by a signal: stack overflow, abort or out of memory"
-            } else {
-                ""
-            }
-        )),
+    match run.failure() {
+        None => Ok(()),
+        Some(why) => Err(format!("{why}\n    {tail}")),
     }
 }
 
@@ -158,13 +96,10 @@ fn fuzz_checks_pass_on_saved_inputs_and_golden_modules() {
         return;
     }
     let saved = files_in(&repo().join("tests/data/fuzz-regressions"));
-    let golden = spv_under(&repo().join("tests/golden"));
-    let corpus = spv_under(&repo().join("tests/corpus"));
+    let golden = spv_files(&repo().join("tests/golden"));
+    let corpus = spv_files(&repo().join("tests/corpus"));
     // The golden cases are directories with an input.spv each: all must be here.
-    let cases = std::fs::read_dir(repo().join("tests/golden"))
-        .unwrap()
-        .filter(|e| e.as_ref().unwrap().path().join("input.spv").is_file())
-        .count();
+    let cases = common::golden_cases("input.spv").len();
     assert!(
         cases > 0 && golden.len() >= cases,
         "found {} golden .spv modules for {cases} golden cases",

@@ -94,13 +94,7 @@ fn run_case(dir: &Path, tables: &ArchTables) {
 #[test]
 fn golden_cases() {
     let tables = ArchTables::embedded();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut cases: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("input.spv").exists())
-        .collect();
-    cases.sort();
+    let cases = common::golden_cases("input.spv");
     assert!(cases.len() >= 20, "found only {} golden cases", cases.len());
     for case in cases {
         run_case(&case, &tables);
@@ -113,7 +107,7 @@ fn golden_cases() {
 #[test]
 fn structured_cases_are_valid_for_every_processor() {
     let tables = ArchTables::embedded();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let root = common::repo().join("tests/golden");
     for case in ["structured-glsl", "structured-loops"] {
         let dir = root.join(case);
         let input = std::fs::read(dir.join("input.spv")).unwrap();

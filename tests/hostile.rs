@@ -16,9 +16,9 @@
 mod common;
 mod kasm;
 
+use std::ffi::OsStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use kasm::{Kernel, inst, le};
@@ -41,63 +41,26 @@ fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
         body();
         return;
     }
-    // The running binary, even if a concurrent build has replaced the file.
-    let proc_exe = PathBuf::from(format!("/proc/{}/exe", std::process::id()));
-    let exe = if proc_exe.exists() {
-        proc_exe
-    } else {
-        std::env::current_exe().unwrap()
-    };
-    let log = std::env::temp_dir().join(format!("rspv-hostile-{}-{name}.log", std::process::id()));
-    let file = std::fs::File::create(&log).unwrap();
-    let mut cmd = if cfg!(unix) {
-        let mut c = Command::new("sh");
-        c.arg("-c")
-            .arg(format!("ulimit -v {MEM_LIMIT_KB}; exec \"$0\" \"$@\""))
-            .arg(&exe);
-        c
-    } else {
-        Command::new(&exe)
-    };
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd
-        .args([name, "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, name)
-        .env("RUST_BACKTRACE", "0")
-        .stdin(Stdio::null())
-        .stdout(file.try_clone().unwrap())
-        .stderr(file)
-        .spawn()
-        .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break Some(s);
-        }
-        if start.elapsed() > limit {
-            // The child leads its own process group: end it and whatever it
-            // started (spirv-val).
-            let _ = Command::new("kill")
-                .args(["-KILL", &format!("-{}", child.id())])
-                .status();
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let out = std::fs::read(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
-    let text = String::from_utf8_lossy(&out);
+    let run = common::Child {
+        test: name,
+        env: (CHILD, OsStr::new(name)),
+        log: "hostile",
+        label: name,
+        mem_limit_kb: MEM_LIMIT_KB,
+        time_limit: limit,
+        poll: Duration::from_millis(20),
+        own_group: true,
+    }
+    .run();
+    let text = &run.output;
     let tail: String = {
         let chars: Vec<char> = text.chars().collect();
         chars[chars.len().saturating_sub(6000)..].iter().collect()
     };
-    match status {
-        None => panic!("{name}: still running after {limit:?} (a hang?); output:\n{tail}"),
-        Some(s) if s.success() && text.contains("1 passed") => {
-            eprintln!("{name}: passed in {:?}", start.elapsed());
+    match run.failure() {
+        Some(why) => panic!("{name}: {why}; output:\n{tail}"),
+        None => {
+            eprintln!("{name}: passed in {:?}", run.elapsed);
             for line in text
                 .lines()
                 .filter(|l| l.contains("ratio") || l.contains("mutants:"))
@@ -105,14 +68,6 @@ fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
                 eprintln!("  {line}");
             }
         }
-        Some(s) => panic!(
-            "{name}: child process failed ({s}{}); output:\n{tail}",
-            if s.code().is_none() {
-                ", killed by a signal: stack overflow, abort or out of memory"
-            } else {
-                ""
-            }
-        ),
     }
 }
 
@@ -122,16 +77,8 @@ fn tables() -> &'static ArchTables {
     TABLES.get_or_init(ArchTables::embedded)
 }
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn golden(case: &str) -> Vec<u8> {
-    std::fs::read(repo().join("tests/golden").join(case).join("input.spv")).unwrap()
-}
-
-fn words_of(bytes: &[u8]) -> Vec<u32> {
-    rspv_specialize::module::words_from_bytes(bytes).unwrap().0
+    std::fs::read(common::golden_input(case)).unwrap()
 }
 
 /// `spirv-val` of `bytes`; `tag` keeps parallel callers' temp files apart.
@@ -617,7 +564,7 @@ fn word_counts_of_zero_and_0xffff() {
         "word_counts_of_zero_and_0xffff",
         Duration::from_secs(60),
         || {
-            let base = words_of(&golden("dispatch-chain"));
+            let base = kasm::words(&golden("dispatch-chain"));
             let first_fn = find(&base, Op::Function, 5);
             let in_body = find(&base, Op::Label, first_fn) + 2;
             for (at, label) in [
@@ -696,13 +643,7 @@ fn branch_kernel(k: &mut Kernel, cond: impl FnOnce(&mut Kernel, u32) -> u32) -> 
     let c = cond(k, x);
     let mut body = Vec::new();
     inst(&mut body, Op::BranchConditional, &[c, lt, le_]);
-    for (l, f) in [(lt, then_f), (le_, else_f)] {
-        inst(&mut body, Op::Label, &[l]);
-        let r = k.id();
-        inst(&mut body, Op::FunctionCall, &[k.void, r, f]);
-        inst(&mut body, Op::Return, &[]);
-    }
-    inst(&mut body, Op::FunctionEnd, &[]);
+    k.end_with_calls(&mut body, &[(lt, then_f), (le_, else_f)]);
     k.functions.extend(body);
     k.entry_point(kern, "k");
     (kern, x)
@@ -714,7 +655,7 @@ fn id_bound_below_ids_and_ids_at_or_past_it() {
         "id_bound_below_ids_and_ids_at_or_past_it",
         Duration::from_secs(60),
         || {
-            let base = words_of(&golden("dispatch-chain"));
+            let base = kasm::words(&golden("dispatch-chain"));
             let max_id = kasm::instructions(&base)
                 .iter()
                 .filter_map(|(_, op, iw)| {
@@ -778,7 +719,7 @@ fn header_fields_claiming_huge_sizes() {
         || {
             // bound = u32::MAX on real modules: must not size anything by it.
             for case in ["dispatch-chain", "multi-callsite", "structured-glsl"] {
-                let mut w = words_of(&golden(case));
+                let mut w = kasm::words(&golden(case));
                 w[3] = u32::MAX;
                 let t = Instant::now();
                 let (problems, outcomes) = probe(
@@ -856,13 +797,7 @@ fn needs_a_new_id() -> Vec<u32> {
     inst(&mut w, Op::Phi, &[k.boolean, ph2, np, a, q, b]);
     inst(&mut w, Op::LogicalAnd, &[k.boolean, both, ph1, ph2]);
     inst(&mut w, Op::BranchConditional, &[both, lt, lf]);
-    for (l, func) in [(lt, then_f), (lf, else_f)] {
-        inst(&mut w, Op::Label, &[l]);
-        let r = k.id();
-        inst(&mut w, Op::FunctionCall, &[k.void, r, func]);
-        inst(&mut w, Op::Return, &[]);
-    }
-    inst(&mut w, Op::FunctionEnd, &[]);
+    k.end_with_calls(&mut w, &[(lt, then_f), (lf, else_f)]);
     k.functions.extend(w);
     k.entry_point(kern, "k");
     let words = k.finish();
@@ -1146,13 +1081,7 @@ fn terminator_in_the_middle_of_a_block() {
                 } else {
                     inst(&mut w, Op::Return, &[]);
                 }
-                for (l, f) in [(a, fa), (b, fb)] {
-                    inst(&mut w, Op::Label, &[l]);
-                    let r = k.id();
-                    inst(&mut w, Op::FunctionCall, &[k.void, r, f]);
-                    inst(&mut w, Op::Return, &[]);
-                }
-                inst(&mut w, Op::FunctionEnd, &[]);
+                k.end_with_calls(&mut w, &[(a, fa), (b, fb)]);
                 k.functions.extend(w);
                 k.entry_point(kern, "k");
                 let what = format!("OpBranchConditional followed by Op{second:?} in one block");

@@ -9,8 +9,12 @@
 //! The library's `inspect` + `Inspection::resolve` and the CLI's JSON output
 //! must agree with it for every golden module and every processor.
 
+mod common;
+
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
+
+use common::repo;
 
 use rspv_specialize::table::Predicate;
 use rspv_specialize::target::PredicateKind;
@@ -183,25 +187,17 @@ fn the_model_follows_clangs_grammar() {
 // ---------------------------------------------------------------------------
 // Fixtures.
 
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// `(case name, input.spv path)` of every golden case.
 fn golden_inputs() -> Vec<(String, PathBuf)> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(repo().join("tests/golden")).unwrap() {
-        let dir = e.unwrap().path();
-        let input = dir.join("input.spv");
-        if input.is_file() {
-            out.push((
+    common::golden_cases("input.spv")
+        .into_iter()
+        .map(|dir| {
+            (
                 dir.file_name().unwrap().to_string_lossy().into_owned(),
-                input,
-            ));
-        }
-    }
-    out.sort();
-    out
+                dir.join("input.spv"),
+            )
+        })
+        .collect()
 }
 
 /// Golden modules that have a predicate table, inspected.
@@ -484,20 +480,13 @@ fn unknown_targets_suggest_names() {
 
 #[cfg(feature = "cli")]
 mod cli {
+    use super::common::run_cli;
     use super::*;
     use serde_json::Value;
     use std::collections::BTreeMap;
-    use std::process::{Command, Output};
-
-    fn run(args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_rspv-specialize"))
-            .args(args)
-            .output()
-            .expect("running rspv-specialize")
-    }
 
     fn json(args: &[&str]) -> Value {
-        let out = run(args);
+        let out = run_cli(args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{args:?}: {stderr}");
         serde_json::from_slice(&out.stdout)
@@ -505,12 +494,7 @@ mod cli {
     }
 
     fn golden(case: &str) -> String {
-        repo()
-            .join("tests/golden")
-            .join(case)
-            .join("input.spv")
-            .display()
-            .to_string()
+        common::golden_input(case).display().to_string()
     }
 
     /// Checks one `predicates` array against the model and the library.
@@ -710,7 +694,7 @@ mod cli {
                 .iter()
                 .map(|a| if *a == "GOLDEN" { g.as_str() } else { a })
                 .collect();
-            let out = run(&args);
+            let out = run_cli(&args);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(1), "{stderr}");
             assert!(stderr.starts_with("error: "), "{stderr}");
@@ -719,7 +703,7 @@ mod cli {
             assert!(!stderr.contains("panicked"), "{stderr}");
             assert!(out.stdout.is_empty());
         }
-        let out = run(&[
+        let out = run_cli(&[
             "inspect",
             "--target",
             "gfx1100:xnack+",

@@ -1,31 +1,16 @@
 //! The lossless module layer: every committed `.spv` under `tests/` reads and
 //! writes back byte for byte, in both byte orders.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::path::PathBuf;
+
+use common::{spv_files, swap_words};
 use rspv_specialize::inspect;
 use rspv_specialize::module::{Endian, Module, bytes_from_words, words_from_bytes};
 
-/// Every `.spv` file under `dir`, recursively, sorted.
-fn spv_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "spv") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 fn tests_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests")
+    common::repo().join("tests")
 }
 
 /// Reads, indexes and re-serializes a module; the module must parse fully.
@@ -63,14 +48,6 @@ fn every_committed_module_roundtrips_byte_for_byte() {
         assert_eq!(endian, Endian::Little, "{what}");
         assert!(back == bytes, "{what}: bytes differ after round trip");
     }
-}
-
-/// Swaps the bytes of every 4-byte word.
-fn swap_words(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .chunks_exact(4)
-        .flat_map(|c| [c[3], c[2], c[1], c[0]])
-        .collect()
 }
 
 #[test]

@@ -8,14 +8,17 @@
 //!
 //! For every processor in the embedded arch tables, the test specializes
 //! `input.spv`, collects the callee names of all `OpFunctionCall`s left in
-//! the output (parsed here from raw words, without the crate's own module
-//! code) and compares them with the set predicted by evaluating the
-//! conditions. Predicate values come from this file's own evaluation of the
-//! LLVM-derived reference `tests/data/reference/processors.yaml`, not from
-//! the crate's arch tables or feature-expression code.
+//! the output (parsed from raw words by the tests' own reader in
+//! `tests/kasm`, without the crate's own module code) and compares them
+//! with the set predicted by evaluating the conditions. Predicate values
+//! come from this file's own evaluation of the LLVM-derived reference
+//! `tests/data/reference/processors.yaml`, not from the crate's arch tables
+//! or feature-expression code.
+
+mod common;
+mod kasm;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 use pretty_assertions::assert_eq;
 use rspv_specialize::{ArchTables, Options, specialize};
@@ -39,7 +42,7 @@ struct RefProcessor {
 }
 
 fn load_reference() -> RefFile {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference/processors.yaml");
+    let path = common::repo().join("tests/data/reference/processors.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     serde_yaml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
@@ -271,7 +274,6 @@ const OP_FUNCTION_CALL: u32 = 57;
 const OP_VARIABLE: u32 = 59;
 const OP_DECORATE: u32 = 71;
 const DECORATION_LINKAGE_ATTRIBUTES: u32 = 41;
-const TABLE_NAME: &str = "llvm.amdgcn.feature.predicate.ids";
 
 /// Instructions as (opcode, all words including the first).
 fn instructions(bytes: &[u8]) -> Vec<(u32, Vec<u32>)> {
@@ -289,33 +291,15 @@ fn instructions(bytes: &[u8]) -> Vec<(u32, Vec<u32>)> {
         }
     }
     assert_eq!(words[0], 0x0723_0203, "bad SPIR-V magic");
-    let mut out = Vec::new();
-    let mut i = 5;
-    while i < words.len() {
-        let count = (words[i] >> 16) as usize;
-        let opcode = words[i] & 0xffff;
-        assert!(
-            count > 0 && i + count <= words.len(),
-            "bad word count at word {i}"
-        );
-        out.push((opcode, words[i..i + count].to_vec()));
-        i += count;
-    }
-    out
+    kasm::instructions(&words)
+        .into_iter()
+        .map(|(_, opcode, w)| (opcode, w.to_vec()))
+        .collect()
 }
 
-/// A NUL-terminated, little-endian packed literal string.
+/// A NUL-terminated, little-endian packed literal string (valid UTF-8).
 fn literal_string(words: &[u32]) -> String {
-    let mut bytes = Vec::new();
-    'outer: for w in words {
-        for b in w.to_le_bytes() {
-            if b == 0 {
-                break 'outer;
-            }
-            bytes.push(b);
-        }
-    }
-    String::from_utf8(bytes).unwrap()
+    String::from_utf8(kasm::literal_bytes(words)).unwrap()
 }
 
 /// Names of the callees of every OpFunctionCall: the LinkageAttributes name
@@ -356,7 +340,7 @@ fn table_names(bytes: &[u8]) -> BTreeSet<String> {
     let insts = instructions(bytes);
     let Some(table_id) = insts
         .iter()
-        .find(|(op, w)| *op == OP_NAME && literal_string(&w[2..]) == TABLE_NAME)
+        .find(|(op, w)| *op == OP_NAME && literal_string(&w[2..]) == kasm::TABLE)
         .map(|(_, w)| w[1])
     else {
         return BTreeSet::new();
@@ -398,24 +382,13 @@ fn table_names(bytes: &[u8]) -> BTreeSet<String> {
 
 // ---------------------------------------------------------------------------
 
-fn cases() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let mut out: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("survivors.yaml").is_file())
-        .collect();
-    out.sort();
-    out
-}
-
 #[test]
 fn surviving_calls_match_predicate_semantics() {
     let reference = load_reference();
     let tables = ArchTables::embedded();
     let processors = tables.processors();
     assert!(!processors.is_empty());
-    let cases = cases();
+    let cases = common::golden_cases("survivors.yaml");
     assert!(!cases.is_empty(), "no survivors.yaml found");
 
     // Only mismatching (case, target) pairs, keyed "case @ target".

@@ -1,28 +1,15 @@
 //! Modules without a predicate table come out byte-identical, and the byte
 //! order of the input is kept.
 
-use std::path::{Path, PathBuf};
+mod common;
 
+use common::{spv_files, swap_words};
 use rspv_specialize::{ArchTables, Options, specialize};
-
-fn spv_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            spv_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "spv") {
-            out.push(p);
-        }
-    }
-}
 
 #[test]
 fn real_compiler_modules_without_a_table_are_byte_identical() {
     let tables = ArchTables::embedded();
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
-    let mut files = Vec::new();
-    spv_files(&root, &mut files);
-    files.sort();
+    let files = spv_files(&common::repo().join("tests/corpus"));
     assert!(files.len() >= 10, "found {} corpus modules", files.len());
     for target in ["gfx950", "gfx1100", "gfx9-4-generic"] {
         let t = tables.target(target).unwrap();
@@ -36,19 +23,11 @@ fn real_compiler_modules_without_a_table_are_byte_identical() {
     }
 }
 
-fn swap_words(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .chunks_exact(4)
-        .flat_map(|c| [c[3], c[2], c[1], c[0]])
-        .collect()
-}
-
 #[test]
 fn big_endian_input_gives_big_endian_output() {
     let tables = ArchTables::embedded();
     let t = tables.target("gfx942").unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/dispatch-chain/input.spv");
-    let little = std::fs::read(path).unwrap();
+    let little = std::fs::read(common::golden_input("dispatch-chain")).unwrap();
     let big = swap_words(&little);
     let out_little = specialize(&little, &t, &Options::default())
         .unwrap()

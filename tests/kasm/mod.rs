@@ -1,10 +1,11 @@
-//! A raw-word SPIR-V assembler for hostile and property tests: Kernel
+//! A raw-word SPIR-V assembler and reader for the integration tests: Kernel
 //! modules (unstructured control flow, as llc writes them) with a predicate
 //! table, predicate call sites, imported function declarations and any
 //! function bodies, including forward references, cycles and sizes that
 //! `rspirv::dr::Builder` makes slow or impossible.
 //!
-//! Also reads modules back: which imports the output calls and declares.
+//! Also reads modules back: instructions, literal strings, and which
+//! imports the output calls and declares.
 #![allow(dead_code)] // each test target uses a subset
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -254,6 +255,19 @@ impl Kernel {
         inst(&mut self.entries, Op::EntryPoint, &w);
     }
 
+    /// Ends a function under construction in `out`: for each `(label,
+    /// callee)` a block `label` that calls `callee` (a `void()` function)
+    /// and returns, then `OpFunctionEnd`.
+    pub fn end_with_calls(&mut self, out: &mut Vec<u32>, blocks: &[(u32, u32)]) {
+        for &(label, callee) in blocks {
+            inst(out, Op::Label, &[label]);
+            let r = self.id();
+            inst(out, Op::FunctionCall, &[self.void, r, callee]);
+            inst(out, Op::Return, &[]);
+        }
+        inst(out, Op::FunctionEnd, &[]);
+    }
+
     /// The module's words (host order), header bound = ids used so far.
     pub fn finish(&self) -> Vec<u32> {
         let mut w = vec![0x0723_0203, 0x0001_0600, 0x0000_ffff, self.next, 0];
@@ -320,8 +334,8 @@ pub fn instructions(words: &[u32]) -> Vec<(usize, u32, &[u32])> {
     out
 }
 
-/// Decodes a literal string.
-pub fn literal(words: &[u32]) -> String {
+/// The bytes of a literal string, up to its NUL (or the end of `words`).
+pub fn literal_bytes(words: &[u32]) -> Vec<u8> {
     let mut bytes = Vec::new();
     'outer: for w in words {
         for b in w.to_le_bytes() {
@@ -331,7 +345,12 @@ pub fn literal(words: &[u32]) -> String {
             bytes.push(b);
         }
     }
-    String::from_utf8_lossy(&bytes).into_owned()
+    bytes
+}
+
+/// Decodes a literal string (invalid UTF-8 replaced).
+pub fn literal(words: &[u32]) -> String {
+    String::from_utf8_lossy(&literal_bytes(words)).into_owned()
 }
 
 /// What a module calls and declares, by `OpName`.

@@ -288,6 +288,25 @@ mod tests {
     }
 
     #[test]
+    fn processor_is_with_target_id_modifiers() {
+        // `is.X:f±` holds when the processor matches and the target was
+        // given the same modifier.
+        assert!(val("gfx90a:xnack+", "is.gfx90a:xnack+"));
+        assert!(!val("gfx90a:xnack-", "is.gfx90a:xnack+"));
+        assert!(!val("gfx90a", "is.gfx90a:xnack+"));
+        assert!(val("gfx90a:xnack+", "is.gfx90a"));
+        // A modifier the named processor does not support is false, noted.
+        let t = ArchTables::embedded();
+        let e = t
+            .target("gfx1100")
+            .unwrap()
+            .evaluate("is.gfx1100:xnack+")
+            .unwrap();
+        assert!(!e.value);
+        assert!(e.note.unwrap().contains("xnack"));
+    }
+
+    #[test]
     fn generic_is_its_own_processor() {
         assert!(!val("gfx9-4-generic", "is.gfx942"));
         assert!(val("gfx9-4-generic", "is.gfx9-4-generic"));

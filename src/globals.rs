@@ -32,6 +32,9 @@ pub struct Globals {
     pub entry_points: Vec<Inst>,
     /// The first `OpTypeBool`.
     pub bool_type: Option<u32>,
+    /// Every `OpConstantTrue` / `OpConstantFalse` of the bool type, with its
+    /// value.
+    pub bool_consts: HashMap<u32, bool>,
     /// Width in bits of each `OpTypeInt`.
     pub int_width: HashMap<u32, u32>,
 }
@@ -81,6 +84,12 @@ impl Globals {
                 }
                 op::TypeInt if inst.len >= 3 => {
                     g.int_width.insert(words[1], words[2]);
+                }
+                op::ConstantTrue | op::ConstantFalse
+                    if inst.len >= 3 && Some(words[1]) == g.bool_type =>
+                {
+                    g.bool_consts
+                        .insert(words[2], inst.opcode == op::ConstantTrue);
                 }
                 _ => {}
             }

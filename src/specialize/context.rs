@@ -45,7 +45,6 @@ pub struct Context<'a> {
     chain: IdSet,
     /// Ids whose uses make a function need rewriting.
     pub touch: IdSet,
-    bool_consts: HashMap<u32, bool>,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -73,14 +72,6 @@ impl<'a> Context<'a> {
                 site_value.insert(s, values[&p.spec_id]);
             }
         }
-        let mut bool_consts = HashMap::default();
-        for (&id, inst) in &globals.defs {
-            if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
-                && Some(m.words[inst.at + 1]) == globals.bool_type
-            {
-                bool_consts.insert(id, inst.opcode == op::ConstantTrue);
-            }
-        }
         let mut ctx = Context {
             m,
             globals,
@@ -88,7 +79,6 @@ impl<'a> Context<'a> {
             module_chain: HashMap::default(),
             chain: IdSet::default(),
             touch: IdSet::default(),
-            bool_consts,
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
@@ -211,7 +201,7 @@ impl<'a> Context<'a> {
         if let Some(&b) = self.site_value.get(&id) {
             return Some(Val::Const(b));
         }
-        if let Some(&b) = self.bool_consts.get(&id) {
+        if let Some(&b) = self.globals.bool_consts.get(&id) {
             return Some(Val::Const(b));
         }
         match self.module_chain.get(&id) {
@@ -272,6 +262,7 @@ impl<'a> Context<'a> {
         let pos = |id: &u32| self.globals.defs[id].at;
         let usable = |id: &u32| pos(id) < self.first_reader;
         let existing = self
+            .globals
             .bool_consts
             .iter()
             .filter(|(id, v)| **v == b && usable(id))

@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::fastmap::Map as HashMap;
 use crate::module::{Inst, Module, insts};
-use crate::operands::{Role, for_each_id, op};
+use crate::operands::{Role, for_each_id, op, result_pos};
 
 use super::super::context::Context;
 
@@ -93,8 +93,6 @@ impl<'m> Func<'m> {
             uses: Vec::new(),
             insts: list,
         };
-        // Types of local values, for OpSwitch literal widths.
-        let mut local_type: HashMap<u32, u32> = HashMap::default();
         for (i, inst) in f.insts.iter().enumerate() {
             let iw = &words[inst.at..inst.end()];
             if inst.opcode == op::Label {
@@ -123,11 +121,15 @@ impl<'m> Func<'m> {
                 });
             f.id_start.push(f.id_list.len() as u32);
             let first_id = f.id_list.len();
+            // OpSwitch literals are as wide as the selector's type: read it
+            // off the selector's (earlier, dominating) definition.
+            let (def, insts) = (&f.def, &f.insts);
             let width = |sel: u32| {
-                let ty = local_type
-                    .get(&sel)
-                    .copied()
-                    .or_else(|| ctx.globals.type_of(m, sel));
+                let local = def.get(&sel).and_then(|&d| {
+                    let di = insts[d];
+                    (result_pos(di.opcode) == Some(2)).then(|| words[di.at + 1])
+                });
+                let ty = local.or_else(|| ctx.globals.type_of(m, sel));
                 match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
                     Some(w) if *w > 32 => 2,
                     _ => 1,
@@ -137,7 +139,6 @@ impl<'m> Func<'m> {
             for_each_id(iw, inst.byte_offset(), &width, &mut |pos, role| {
                 list.push((pos as u32, role))
             })?;
-            let mut ty = None;
             for &(pos, role) in &f.id_list[first_id..] {
                 let id = iw[pos as usize];
                 match role {
@@ -152,11 +153,8 @@ impl<'m> Func<'m> {
                             ));
                         }
                         f.def.insert(id, i);
-                        if let Some(t) = ty {
-                            local_type.insert(id, t);
-                        }
                     }
-                    Role::ResultType => ty = Some(id),
+                    Role::ResultType => {}
                     Role::Use | Role::MaybeId => f.uses.push((id, i as u32)),
                 }
             }

@@ -38,4 +38,8 @@ start=$SECONDS
 FUZZ_TOOLCHAIN="$tc" FUZZ_ARGS="-seed=1 -runs=${FUZZ_RUNS:-30000} ${FUZZ_ARGS:-}" "$here/run.sh" "$secs"
 rc=$?
 echo "== fuzz step took $((SECONDS - start)) s (build included)"
+# run.sh exits 2 when the fuzz build itself fails: that is the toolchain
+# (nightly, sanitizer runtime), not a finding, since the same checks
+# (fuzz/checks.rs) also compile and run in `cargo test`.
+[ "$rc" -eq 2 ] && skip "the fuzz targets did not build with $tc (see above)"
 exit "$rc"

@@ -99,11 +99,6 @@ pub fn opname(opcode: u16) -> String {
     }
 }
 
-/// True when the grammar knows the opcode.
-pub fn is_known(opcode: u16) -> bool {
-    grammar(opcode).is_some()
-}
-
 /// Word index of the result id of an instruction with this opcode, if it
 /// has one (2 when a result type comes first, else 1).
 pub fn result_pos(opcode: u16) -> Option<usize> {

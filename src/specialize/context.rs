@@ -56,15 +56,36 @@ pub struct Context<'a> {
     pub next_id: u32,
     /// Module-scope instructions that use chain values unfoldably.
     pub bad_uses: Vec<(Inst, u32)>,
+    /// Indices into `Module::globals` of the instructions (names and
+    /// decorations aside) that mention a predicate or a module-scope chain
+    /// value: the only ones the chain walk and the rewrite look at. The same
+    /// for every set of values, so later contexts reuse the first one's.
+    pub readers: Vec<usize>,
+}
+
+/// Names and decorations: they read no value, they go with what they name.
+fn names_an_id(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::Name
+            | op::MemberName
+            | op::Decorate
+            | op::MemberDecorate
+            | op::DecorateString
+            | op::MemberDecorateString
+    )
 }
 
 impl<'a> Context<'a> {
     /// Evaluates the module-scope chain for the given site values.
+    /// `readers` is an earlier context's [`Context::readers`] for the same
+    /// module; without it every module-scope instruction is looked at.
     pub fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
         values: &HashMap<u32, bool>,
+        readers: Option<&[usize]>,
     ) -> Result<Context<'a>> {
         let mut site_value = HashMap::default();
         for p in &table.predicates {
@@ -85,8 +106,17 @@ impl<'a> Context<'a> {
             new_consts: Vec::new(),
             next_id: m.bound(),
             bad_uses: Vec::new(),
+            readers: Vec::new(),
         };
-        ctx.module_scope()?;
+        let all: Vec<usize>;
+        let scope = match readers {
+            Some(r) => r,
+            None => {
+                all = (0..m.globals.len()).collect();
+                &all
+            }
+        };
+        ctx.module_scope(scope)?;
         let n = m.words.len();
         let chain_ids = ctx
             .site_value
@@ -107,24 +137,26 @@ impl<'a> Context<'a> {
                 .copied(),
             n,
         );
+        ctx.readers = match readers {
+            Some(r) => r.to_vec(),
+            None => (0..m.globals.len())
+                .filter(|&k| {
+                    let inst = m.globals[k];
+                    !names_an_id(inst.opcode) && ctx.touch.any_in(&m.inst_words(inst)[1..])
+                })
+                .collect(),
+        };
         Ok(ctx)
     }
 
     /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`
     /// logic and selects over chain values, and records other readers.
-    fn module_scope(&mut self) -> Result<()> {
+    fn module_scope(&mut self, scope: &[usize]) -> Result<()> {
         let m = self.m;
         let sites = IdSet::new(self.site_value.keys().copied(), m.words.len());
-        for &inst in &m.globals {
-            if matches!(
-                inst.opcode,
-                op::Name
-                    | op::MemberName
-                    | op::Decorate
-                    | op::MemberDecorate
-                    | op::DecorateString
-                    | op::MemberDecorateString
-            ) {
+        for &k in scope {
+            let inst = m.globals[k];
+            if names_an_id(inst.opcode) {
                 continue;
             }
             let w = m.inst_words(inst);

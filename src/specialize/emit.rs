@@ -43,14 +43,12 @@ pub struct Plan<'p> {
 /// [`emit`], so that every replacement constant is chosen first.
 pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
     let mut out = HashMap::default();
-    for (k, &inst) in m.globals.iter().enumerate() {
+    for k in ctx.readers.clone() {
+        let inst = m.globals[k];
         if is_annotation(inst.opcode) {
             continue;
         }
         let w = m.inst_words(inst);
-        if !ctx.touch.any_in(&w[1..]) {
-            continue;
-        }
         let mut positions = Vec::new();
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if role == Role::Use {

@@ -36,7 +36,11 @@ struct Analysis {
     function_ids: Vec<u32>,
     functions: IdSet,
     closure: Vec<u32>,
+    /// Module-scope readers of the table's closure.
+    table_readers: sweep::TableReaders,
     watch: IdSet,
+    /// Module-scope instructions that mention predicates (`Context::readers`).
+    readers: Vec<usize>,
     facts: Vec<scan::FunctionFacts>,
 }
 
@@ -55,12 +59,15 @@ impl<'w> Prepared<'w> {
                     .iter()
                     .map(|p| (p.spec_id, false))
                     .collect();
-                let touch = Context::new(&m, &g, &table, &all_false)?.touch;
+                let first = Context::new(&m, &g, &table, &all_false, None)?;
                 let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
                 let functions = IdSet::new(function_ids.iter().copied(), n);
                 let closure = sweep::table_closure(&m, &g, &table);
+                let table_readers = sweep::table_readers(&m, &closure, table.variable);
                 let watch = IdSet::new(closure.iter().copied(), n);
-                let interest = scan::Interest::new(touch, functions.clone(), watch.clone(), n);
+                let readers = first.readers;
+                let interest =
+                    scan::Interest::new(first.touch, functions.clone(), watch.clone(), n);
                 let facts = m
                     .functions
                     .iter()
@@ -71,7 +78,9 @@ impl<'w> Prepared<'w> {
                     function_ids,
                     functions,
                     closure,
+                    table_readers,
                     watch,
+                    readers,
                     facts,
                 })
             }
@@ -233,7 +242,7 @@ impl<'w> Prepared<'w> {
             predicates: predicates.to_vec(),
             ..Report::default()
         };
-        let mut ctx = Context::new(m, g, table, &values)?;
+        let mut ctx = Context::new(m, g, table, &values, Some(&a.readers))?;
         let watch = &a.watch;
 
         // Rewrite what predicates reach.
@@ -358,8 +367,13 @@ impl<'w> Prepared<'w> {
                 None => kept_mentions.extend(facts.watched.iter().copied()),
             }
         }
-        let table_ids =
-            sweep::removable_table_ids(m, &a.closure, &removed_ids, &kept_mentions, table.variable);
+        let table_ids = sweep::removable_table_ids(
+            &a.closure,
+            &a.table_readers,
+            &removed_ids,
+            &kept_mentions,
+            table.variable,
+        );
         removed_ids.extend(table_ids);
         report.table_removed = true;
         report.functions_removed.sort();

@@ -79,21 +79,22 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
     ids
 }
 
-/// Which of the table's closure can go: the variable always; any other id
-/// when every module-scope reader of it goes too and no kept function
-/// mentions it (`kept_function_mentions`).
-pub fn removable_table_ids(
-    m: &Module<'_>,
-    closure: &[u32],
-    removed: &HashSet<u32>,
-    kept_function_mentions: &HashSet<u32>,
-    table_variable: u32,
-) -> Vec<u32> {
+/// Module-scope readers of the table's closure (names and decorations do
+/// not count: they go with what they name). Does not depend on the
+/// predicates' values, so it is computed once per module.
+#[derive(Debug, Default)]
+pub struct TableReaders {
+    /// Result ids of the instructions that read each closure id.
+    by_result: HashMap<u32, Vec<u32>>,
+    /// Closure ids read by an instruction without a result (other than the
+    /// variable's entry-point interface slots): they must stay.
+    anonymous: HashSet<u32>,
+}
+
+/// Finds the module-scope readers of `closure`.
+pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
     let candidates: HashSet<u32> = closure.iter().copied().collect();
-    // Module-scope readers of each candidate (names and decorations do not
-    // count: they go with what they name).
-    let mut readers: HashMap<u32, Vec<u32>> = HashMap::default();
-    let mut anonymous_readers: HashSet<u32> = HashSet::default();
+    let mut r = TableReaders::default();
     for &inst in &m.globals {
         if crate::specialize::emit::is_annotation(inst.opcode) {
             continue;
@@ -105,28 +106,42 @@ pub fn removable_table_ids(
                 && candidates.contains(&w[pos])
             {
                 match result {
-                    Some(r) => readers.entry(w[pos]).or_default().push(r),
+                    Some(res) => r.by_result.entry(w[pos]).or_default().push(res),
                     // e.g. OpEntryPoint interfaces: handled by the emitter
                     // for the variable; anything else keeps the id.
                     None if w[pos] == table_variable => {}
                     None => {
-                        anonymous_readers.insert(w[pos]);
+                        r.anonymous.insert(w[pos]);
                     }
                 }
             }
         });
     }
+    r
+}
+
+/// Which of the table's closure can go: the variable always; any other id
+/// when every module-scope reader of it goes too and no kept function
+/// mentions it (`kept_function_mentions`).
+pub fn removable_table_ids(
+    closure: &[u32],
+    readers: &TableReaders,
+    removed: &HashSet<u32>,
+    kept_function_mentions: &HashSet<u32>,
+    table_variable: u32,
+) -> Vec<u32> {
     let mut gone: HashSet<u32> = removed.clone();
     gone.insert(table_variable);
     let mut out = vec![table_variable];
     for &id in closure.iter().rev() {
         if id == table_variable
             || kept_function_mentions.contains(&id)
-            || anonymous_readers.contains(&id)
+            || readers.anonymous.contains(&id)
         {
             continue;
         }
         let all_gone = readers
+            .by_result
             .get(&id)
             .into_iter()
             .flatten()

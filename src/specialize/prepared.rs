@@ -34,7 +34,6 @@ type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
 struct Analysis {
     table: PredicateTable,
     function_ids: Vec<u32>,
-    functions: IdSet,
     closure: Vec<u32>,
     /// Module-scope readers of the table's closure.
     table_readers: sweep::TableReaders,
@@ -42,6 +41,10 @@ struct Analysis {
     /// Module-scope instructions that mention predicates (`Context::readers`).
     readers: Vec<usize>,
     facts: Vec<scan::FunctionFacts>,
+    /// Index into `facts` of each function id.
+    fact_of: HashMap<u32, usize>,
+    /// Roots of the call graph (`sweep::liveness_roots`).
+    roots: Vec<u32>,
 }
 
 impl<'w> Prepared<'w> {
@@ -73,10 +76,26 @@ impl<'w> Prepared<'w> {
                     .iter()
                     .map(|f| scan::scan_function(&m, f, &interest))
                     .collect::<Result<Vec<_>>>()?;
+                let fact_of: HashMap<u32, usize> = function_ids
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &f)| (f, k))
+                    .collect();
+                let callees = |f: u32| fact_of.get(&f).map_or(&[][..], |&k| &facts[k].callees);
+                let entry_or_exported = g.entry_points.iter().map(|ep| words[ep.at + 2]).chain(
+                    g.exported
+                        .iter()
+                        .copied()
+                        .filter(|id| functions.contains(*id)),
+                );
+                let referenced = facts.iter().flat_map(|f| f.fn_refs.iter().copied());
+                let roots =
+                    sweep::liveness_roots(&function_ids, entry_or_exported, referenced, &callees);
                 Some(Analysis {
                     table,
+                    fact_of,
+                    roots,
                     function_ids,
-                    functions,
                     closure,
                     table_readers,
                     watch,
@@ -246,16 +265,16 @@ impl<'w> Prepared<'w> {
         let watch = &a.watch;
 
         // Rewrite what predicates reach.
-        let mut before: HashMap<u32, &[u32]> = HashMap::default();
         let mut after: HashMap<u32, Vec<u32>> = HashMap::default();
-        let mut roots: HashSet<u32> = HashSet::default();
         let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut kept_mentions_by_fn: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut removed_ids: HashSet<u32> = HashSet::default();
-        let mut bad: Vec<(u32, function::BadUse, HashMap<u32, crate::module::Inst>)> = Vec::new();
+        let mut bad: Vec<(
+            u32,
+            Vec<function::BadUse>,
+            HashMap<u32, crate::module::Inst>,
+        )> = Vec::new();
         for (f, facts) in m.functions.iter().zip(&a.facts) {
-            roots.extend(facts.fn_refs.iter().copied());
-            before.insert(f.id, &facts.callees);
             if facts.touched {
                 let name = g.function_name(f.id);
                 let r = function::rewrite(m, &mut ctx, f.start, f.end, &name)?;
@@ -265,8 +284,8 @@ impl<'w> Prepared<'w> {
                 report.blocks_removed += r.blocks_removed;
                 report.functions_rewritten.push(name);
                 removed_ids.extend(r.removed_ids.iter().copied());
-                for b in r.bad_uses {
-                    bad.push((f.id, b, r.chain_defs.clone()));
+                if !r.bad_uses.is_empty() {
+                    bad.push((f.id, r.bad_uses, r.chain_defs));
                 }
                 after.insert(f.id, r.callees);
                 let fwatch: Vec<u32> = r
@@ -277,20 +296,13 @@ impl<'w> Prepared<'w> {
                     .collect();
                 kept_mentions_by_fn.insert(f.id, fwatch);
                 rewritten.insert(f.id, r.words);
-            } else {
-                after.insert(f.id, facts.callees.clone());
             }
         }
-        for &ep in &g.entry_points {
-            roots.insert(m.words[ep.at + 2]);
-        }
-        roots.extend(
-            g.exported
-                .iter()
-                .copied()
-                .filter(|id| a.functions.contains(*id)),
-        );
-        let dead = sweep::dead_functions(&a.function_ids, &roots, &before, &after);
+        let callees = |f: u32| match after.get(&f) {
+            Some(c) => c.as_slice(),
+            None => a.fact_of.get(&f).map_or(&[][..], |&k| &a.facts[k].callees),
+        };
+        let dead = sweep::dead_functions(&a.function_ids, &a.roots, &callees);
 
         // Unresolved uses in what survives fail the run.
         let mut unresolved: Vec<UnresolvedUse> = Vec::new();
@@ -307,8 +319,8 @@ impl<'w> Prepared<'w> {
                 &HashMap::default(),
             ));
         }
-        for (fid, b, defs) in &bad {
-            if !dead.contains(fid) {
+        for (fid, uses, defs) in bad.iter().filter(|(f, _, _)| !dead.contains(f)) {
+            for b in uses {
                 unresolved.push(describe(
                     m,
                     g,

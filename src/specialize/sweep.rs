@@ -16,43 +16,50 @@ use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
 
-/// Functions to remove: reached before the rewrite, unreached after it.
-pub fn dead_functions(
+/// The call graph's roots in the input, which do not depend on the
+/// predicates: entry points, exported functions, functions referenced other
+/// than by a call, and functions the input never reaches from those.
+pub fn liveness_roots<'c>(
     all: &[u32],
-    roots: &HashSet<u32>,
-    before: &HashMap<u32, &[u32]>,
-    after: &HashMap<u32, Vec<u32>>,
+    entry_or_exported: impl Iterator<Item = u32>,
+    referenced: impl Iterator<Item = u32>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+) -> Vec<u32> {
+    let mut roots: Vec<u32> = entry_or_exported.chain(referenced).collect();
+    let reached = reach(roots.iter().copied(), callees);
+    roots.extend(all.iter().copied().filter(|f| !reached.contains(f)));
+    roots.sort_unstable();
+    roots.dedup();
+    roots
+}
+
+/// Functions to remove: those the rewritten call graph (`callees`) no
+/// longer reaches from `roots` (see [`liveness_roots`]).
+pub fn dead_functions<'c>(
+    all: &[u32],
+    roots: &[u32],
+    callees: &dyn Fn(u32) -> &'c [u32],
 ) -> HashSet<u32> {
-    fn reach<E: AsRef<[u32]>>(
-        starts: &mut dyn Iterator<Item = u32>,
-        edges: &HashMap<u32, E>,
-    ) -> HashSet<u32> {
-        let mut seen: HashSet<u32> = HashSet::default();
-        let mut stack: Vec<u32> = starts.collect();
-        while let Some(f) = stack.pop() {
-            if seen.insert(f) {
-                stack.extend(
-                    edges
-                        .get(&f)
-                        .map(|e| e.as_ref())
-                        .unwrap_or(&[])
-                        .iter()
-                        .copied(),
-                );
-            }
-        }
-        seen
-    }
-    let reached_before = reach(&mut roots.iter().copied(), before);
-    let mut starts = roots
-        .iter()
-        .copied()
-        .chain(all.iter().copied().filter(|f| !reached_before.contains(f)));
-    let reached_after = reach(&mut starts, after);
+    let reached = reach(roots.iter().copied(), callees);
     all.iter()
         .copied()
-        .filter(|f| !reached_after.contains(f))
+        .filter(|f| !reached.contains(f))
         .collect()
+}
+
+/// Functions reachable from `starts` along `callees` (iterative).
+fn reach<'c>(
+    starts: impl Iterator<Item = u32>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+) -> HashSet<u32> {
+    let mut seen: HashSet<u32> = HashSet::default();
+    let mut stack: Vec<u32> = starts.collect();
+    while let Some(f) = stack.pop() {
+        if seen.insert(f) {
+            stack.extend(callees(f).iter().copied());
+        }
+    }
+    seen
 }
 
 /// The table variable and the module-scope ids it uses, transitively, in

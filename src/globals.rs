@@ -6,7 +6,7 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::Result;
 use crate::module::{Inst, Module, check_id, literal_string};
-use crate::operands::{op, result_pos};
+use crate::operands::{for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
 const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
@@ -46,6 +46,9 @@ impl Globals {
         let w = m.words;
         for &inst in &m.globals {
             let words = m.inst_words(inst);
+            // Every known instruction must hold the operands its grammar
+            // requires: later stages index them without further checks.
+            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |_, _| {})?;
             if let Some(pos) = result_pos(inst.opcode)
                 && pos < words.len()
             {

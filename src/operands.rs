@@ -255,9 +255,9 @@ impl Walker<'_, '_> {
                 let (_, n) =
                     crate::module::literal_string(self.words, self.pos, end).map_err(|_| {
                         binary(
-                            self.at,
+                            self.at + self.pos * 4,
                             format!(
-                                "{}: literal string has no terminating NUL",
+                                "{}: literal string has no terminating NUL within its instruction",
                                 opname(self.opcode)
                             ),
                         )

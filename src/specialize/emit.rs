@@ -2,7 +2,8 @@
 //! definitions, their names and decorations and the table's entry-point
 //! interface slots left out, predicate uses rewritten to constants; then the
 //! functions, untouched ones copied as word ranges. Every instruction not
-//! named here keeps its exact words.
+//! named here keeps its exact words. `Globals::scan` has checked that every
+//! module-scope instruction holds the operands its grammar requires.
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
@@ -98,7 +99,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 }
                 out.extend_from_slice(w);
             }
-            op::GroupDecorate if w.len() >= 2 => {
+            op::GroupDecorate => {
                 let kept: Vec<u32> = w[2..]
                     .iter()
                     .copied()
@@ -110,7 +111,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                     out.extend(kept);
                 }
             }
-            op::EntryPoint if w.len() >= 4 => {
+            op::EntryPoint => {
                 let (_, n) =
                     literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
                 let head = &w[..3 + n];
@@ -123,9 +124,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 out.extend_from_slice(&head[1..]);
                 out.extend(iface);
             }
-            op::SpecConstantTrue | op::SpecConstantFalse
-                if w.len() >= 3 && ctx.repurposed.contains_key(&w[2]) =>
-            {
+            op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
                 let opcode = if ctx.repurposed[&w[2]] {
                     op::ConstantTrue
                 } else {
@@ -138,7 +137,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 None => out.extend_from_slice(w),
             },
         }
-        if inst.opcode == op::TypeBool && w.get(1).copied() == ctx.globals.bool_type {
+        if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
             for &(id, b) in &ctx.new_consts {
                 let opcode = if b {
                     op::ConstantTrue

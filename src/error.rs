@@ -9,7 +9,12 @@ use std::fmt;
 
 /// Anything that can go wrong while reading a module, its predicate table,
 /// the arch tables or a target, or while specializing.
+///
+/// `#[non_exhaustive]`: a later version may add variants, so a `match` needs
+/// a catch-all arm. Messages carry no command-line hints; front ends add
+/// their own.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
     /// The module bytes are not a SPIR-V binary, or one instruction in it is
     /// malformed. `offset` is the byte offset of the offending word.
@@ -125,7 +130,7 @@ impl fmt::Display for Error {
                 if !suggestions.is_empty() {
                     write!(f, "; did you mean {}?", suggestions.join(", "))?;
                 }
-                write!(f, " (`rspv-specialize targets` lists them all)")
+                Ok(())
             }
             Error::BadTarget { target, message } => write!(f, "target `{target}`: {message}"),
             Error::Unresolved(uses) => {

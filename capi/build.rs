@@ -9,7 +9,14 @@ fn main() {
     let os = env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
     let elf = matches!(
         os.as_str(),
-        "linux" | "android" | "freebsd" | "netbsd" | "openbsd" | "dragonfly" | "solaris" | "illumos"
+        "linux"
+            | "android"
+            | "freebsd"
+            | "netbsd"
+            | "openbsd"
+            | "dragonfly"
+            | "solaris"
+            | "illumos"
     );
     if elf {
         let major = env!("CARGO_PKG_VERSION_MAJOR");

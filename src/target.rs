@@ -299,8 +299,7 @@ impl Target<'_> {
     fn evaluate_is(&self, what: &str) -> Evaluation {
         match parse_target_id(self.tables.get(), what) {
             Ok((p, mods)) => {
-                let same = p == self.processor
-                    && mods.iter().all(|m| self.modifiers.contains(m));
+                let same = p == self.processor && mods.iter().all(|m| self.modifiers.contains(m));
                 Evaluation {
                     value: same,
                     note: None,

@@ -118,12 +118,11 @@ fn guard<T>(body: impl FnOnce() -> Result<T, Failure>) -> Result<T, c_int> {
 #[unsafe(no_mangle)]
 pub extern "C" fn rspv_version() -> *const c_char {
     /// The library's version as a C string.
-    const VERSION: &CStr = match CStr::from_bytes_with_nul(
-        concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes(),
-    ) {
-        Ok(v) => v,
-        Err(_) => panic!("the package version has no NUL"),
-    };
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => panic!("the package version has no NUL"),
+        };
     VERSION.as_ptr()
 }
 
@@ -250,7 +249,11 @@ unsafe fn target_arg<'t>(
 ///
 /// `input` points to `input_len` readable bytes that no one writes during
 /// `'a` (it may be NULL only when `input_len` is 0).
-unsafe fn input_arg<'a>(input: *const u8, input_len: usize, func: &str) -> Result<&'a [u8], Failure> {
+unsafe fn input_arg<'a>(
+    input: *const u8,
+    input_len: usize,
+    func: &str,
+) -> Result<&'a [u8], Failure> {
     if input_len == 0 {
         return Ok(&[]);
     }
@@ -465,7 +468,11 @@ pub unsafe extern "C" fn rspv_inspect(
         // SAFETY: as above.
         let bytes = unsafe { input_arg(input, input_len, FUNC)? };
         let inspection = rspv::inspect(bytes)?;
-        Ok(rspv::json::inspection(&inspection, tables, target.as_ref())?)
+        Ok(rspv::json::inspection(
+            &inspection,
+            tables,
+            target.as_ref(),
+        )?)
     });
     match result {
         Ok(value) => {

@@ -1,6 +1,8 @@
 //! The C ABI from C: builds `tests/c/two_targets_two_threads.c` against
 //! `include/rspv_specialize.h` and the static library cargo built for this
-//! test run, and runs it on references the Rust library writes.
+//! test run, runs it on references the Rust library writes, and compares the
+//! JSON it gets (reports, inspections) with the Rust library's. Also checks
+//! the shared library's SONAME and the pkg-config template.
 //!
 //! Needs a C compiler (`$CC`, else `cc`): without one the test is skipped
 //! with a note, except under `CI=true`, where it fails.
@@ -8,24 +10,39 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rspv_specialize::{ArchTables, Options, specialize};
+use rspv::{ArchTables, Options, TargetOptions, specialize};
+use serde_json::Value;
 
+/// The dispatch-chain golden input, relative to the repository.
 const INPUT: &str = "tests/golden/dispatch-chain/input.spv";
 
+/// This crate's directory (`capi/`).
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The static library cargo built for this run. This test runs from
-/// `target/<profile>/deps/`, where rustc writes `librspv_specialize.a`
-/// (staticlib names carry no hash) whenever it builds the lib for the tests.
-/// `cargo test` does not copy it up to `target/<profile>/` (only `cargo
-/// build` does), so the copy there may be stale or missing: not used.
-fn static_lib() -> PathBuf {
+/// The repository (the workspace root).
+fn repo_dir() -> &'static Path {
+    manifest_dir().parent().expect("capi/ is in the repository")
+}
+
+/// A library cargo built for this run, by file name. This test runs from
+/// `target/<profile>/deps/`, where rustc writes `librspv_specialize.a` and
+/// `.so` (staticlib and cdylib names carry no hash) whenever it builds the
+/// lib for the tests. `cargo test` does not copy them up to
+/// `target/<profile>/` (only `cargo build` does), so the copies there may be
+/// stale or missing: not used.
+fn built_lib(name: &str) -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     exe.parent()
         .expect("test executable is in target/<profile>/deps")
-        .join("librspv_specialize.a")
+        .join(name)
+}
+
+/// Parses a JSON file the C program wrote.
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The C compiler, or `None` (after a note) when there is none and CI is
@@ -65,7 +82,7 @@ fn run(cmd: &mut Command) -> String {
 #[test]
 fn two_targets_on_two_threads_from_c() {
     let Some(cc) = c_compiler() else { return };
-    let lib = static_lib();
+    let lib = built_lib("librspv_specialize.a");
     assert!(
         lib.is_file(),
         "{} is missing: the [lib] crate-type must include staticlib",
@@ -75,7 +92,7 @@ fn two_targets_on_two_threads_from_c() {
     std::fs::create_dir_all(&tmp).unwrap();
 
     // References from the Rust library.
-    let input_path = manifest_dir().join(INPUT);
+    let input_path = repo_dir().join(INPUT);
     let input = std::fs::read(&input_path).unwrap();
     let tables = ArchTables::embedded();
     let mut refs = Vec::new();
@@ -128,7 +145,79 @@ fn two_targets_on_two_threads_from_c() {
     let stdout = run(Command::new(&exe)
         .arg(&input_path)
         .arg(&refs[0])
-        .arg(&refs[1]));
+        .arg(&refs[1])
+        .arg(&tmp));
     assert_eq!(stdout.trim(), "ok");
+
+    // The JSON the C ABI gave is the Rust library's, value for value.
+    for (file, id, wave64, processor) in [
+        ("report_tahiti.json", "tahiti", false, "gfx600"),
+        ("report_gfx1100_wave64.json", "gfx1100", true, "gfx1100"),
+    ] {
+        let target = tables.target_with(id, &TargetOptions { wave64 }).unwrap();
+        let out = specialize(&input, &target, &Options::default()).unwrap();
+        let got = read_json(&tmp.join(file));
+        assert_eq!(got, rspv::json::report(out.report()), "{file}");
+        assert_eq!(got["target"], id, "{file}: the target as given");
+        assert_eq!(got["processor"], processor, "{file}");
+        // gfx600 runs wave64 only; gfx1100 was asked for wave64.
+        assert_eq!(got["wavefront_size"], 64, "{file}");
+    }
+    let inspection = rspv::inspect(&input).unwrap();
+    assert_eq!(
+        read_json(&tmp.join("inspect.json")),
+        rspv::json::inspection(&inspection, tables, None).unwrap()
+    );
+    let gfx942 = tables.target("gfx942").unwrap();
+    let got = read_json(&tmp.join("inspect_gfx942.json"));
+    assert_eq!(
+        got,
+        rspv::json::inspection(&inspection, tables, Some(&gfx942)).unwrap()
+    );
+    let ids: Vec<u64> = got["predicates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["spec_id"].as_u64().unwrap())
+        .collect();
+    assert!(ids.is_sorted() && ids.len() == 3, "SpecId order: {ids:?}");
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// The shared library names itself `librspv_specialize.so.<ABI version>`
+/// (`0.<minor>` before 1.0), so programs linked against it find a
+/// compatible release; the pkg-config template names the library and the
+/// libraries a static link needs.
+#[cfg(target_os = "linux")]
+#[test]
+fn shared_library_soname_and_pkg_config_template() {
+    let so = built_lib("librspv_specialize.so");
+    let bytes = std::fs::read(&so).unwrap_or_else(|e| panic!("{}: {e}", so.display()));
+    let soname = format!(
+        "librspv_specialize.so.0.{}\0",
+        env!("CARGO_PKG_VERSION_MINOR")
+    );
+    assert_eq!(
+        env!("CARGO_PKG_VERSION_MAJOR"),
+        "0",
+        "update the SONAME rule"
+    );
+    assert!(
+        bytes.windows(soname.len()).any(|w| w == soname.as_bytes()),
+        "{} has no SONAME {soname:?}",
+        so.display()
+    );
+    let pc = std::fs::read_to_string(manifest_dir().join("rspv_specialize.pc.in")).unwrap();
+    for line in [
+        "Name: rspv_specialize",
+        "Version: @VERSION@",
+        "Libs: -L${libdir} -lrspv_specialize",
+        "Libs.private: -lpthread -ldl -lm",
+        "Cflags: -I${includedir}",
+    ] {
+        assert!(pc.lines().any(|l| l == line), "pc template lacks {line:?}");
+    }
+    let header = std::fs::read_to_string(manifest_dir().join("include/rspv_specialize.h")).unwrap();
+    let version = format!("#define RSPV_SPECIALIZE_VERSION \"{}\"", rspv::VERSION);
+    assert!(header.contains(&version), "the header lacks {version}");
 }

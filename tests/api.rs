@@ -44,7 +44,7 @@ fn all_processors_on_four_threads_match_one_by_one() {
     assert_eq!(names.len(), 61);
     for path in INPUTS {
         let input = std::fs::read(path).unwrap();
-        let sequential: Vec<_> = names.iter().map(|n| one(&tables, n, &input)).collect();
+        let sequential: Vec<_> = names.iter().map(|n| one(tables, n, &input)).collect();
         assert!(sequential.iter().all(Result::is_ok), "{path}");
         // Every thread does all processors, each starting elsewhere, all at
         // the same time on the same tables.

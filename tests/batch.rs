@@ -47,6 +47,9 @@ fn batch_reports_a_broken_module_once() {
     let tables = ArchTables::embedded();
     let targets = vec![tables.target("gfx950").unwrap()];
     let e = specialize_many(&[0u8; 8], &targets, &Options::default()).unwrap_err();
+    assert!(e.to_string().contains("not SPIR-V"), "{e}");
+    let short = [0x0723_0203u32.to_le_bytes(), [0; 4]].concat();
+    let e = specialize_many(&short, &targets, &Options::default()).unwrap_err();
     assert!(
         e.to_string().contains("fewer than the 5-word header"),
         "{e}"

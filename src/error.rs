@@ -13,6 +13,19 @@ use std::fmt;
 /// `#[non_exhaustive]`: a later version may add variants, so a `match` needs
 /// a catch-all arm. Messages carry no command-line hints; front ends add
 /// their own.
+///
+/// ```compile_fail
+/// use rspv_specialize::Error;
+/// // Every variant of today, and no `_` arm: does not compile.
+/// fn code(e: &Error) -> u8 {
+///     match e {
+///         Error::Binary { .. } | Error::Table { .. } | Error::ArchTable { .. } => 1,
+///         Error::UnknownTarget { .. } | Error::BadTarget { .. } => 2,
+///         Error::Unresolved(_) => 3,
+///         Error::Structure { .. } | Error::Io { .. } => 4,
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

@@ -33,7 +33,7 @@ pub fn check_start(first: &[u8], len: usize) -> Result<Endian> {
     if len < 4 || first.len() < 4 {
         return Err(binary(
             0,
-            format!("not SPIR-V: {len} byte(s), too short for the magic number"),
+            format!("not SPIR-V: {len} byte(s), fewer than the 5-word header"),
         ));
     }
     let magic = [first[0], first[1], first[2], first[3]];

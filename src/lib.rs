@@ -14,7 +14,7 @@
 pub mod arch;
 /// The C ABI (`include/rspv_specialize.h`): tables, specialize, buffers, errors.
 pub mod capi;
-mod disasm;
+pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;

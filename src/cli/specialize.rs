@@ -56,8 +56,8 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
             write_with(&output, &mut |w| write_words(w, out.words(), out.endian()))?
         }
         ModuleFormat::Spvasm => {
-            let text = disassemble(&out.bytes()).map_err(with_file)?;
-            write_output(&output, &text)?
+            let text = rspv_specialize::disasm::disassemble(out.words()).map_err(with_file)?;
+            write_output(&output, text.as_bytes())?
         }
     }
     match args.report {
@@ -87,16 +87,6 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// SPIR-V assembly text of a module, by rspirv's disassembler.
-fn disassemble(bytes: &[u8]) -> Result<Vec<u8>, Error> {
-    use rspirv::binary::Disassemble;
-    let module = rspirv::dr::load_bytes(bytes).map_err(|e| Error::Io {
-        path: "--emit spvasm".to_string(),
-        message: format!("rspirv cannot disassemble the output ({e}); write binary instead"),
-    })?;
-    Ok((module.disassemble() + "\n").into_bytes())
 }
 
 /// The report as one JSON object.

@@ -1,0 +1,448 @@
+//! SPIR-V assembly text: of a whole module ([`disassemble`], for
+//! `--emit spvasm` and the golden files), and of one instruction for error
+//! messages.
+//!
+//! [`disassemble`] prints exactly what `spirv-dis --raw-id --no-indent
+//! --no-header` of SPIRV-Tools 2025.5 prints, after a header comment with
+//! the module's own version, generator and bound. It reads every module the
+//! tool reads, including module-scope `OpExtInst` (debug info), and is
+//! driven by the same grammar as the pass ([`crate::operands`]: rspirv's
+//! tables), plus enumerant names and parameters generated from the same
+//! grammar version ([`names`]). Numbers print by their type (see
+//! [`number`]); extended instructions by name for the sets SPIRV-Tools
+//! names (see [`ext_inst`]).
+//!
+//! An instruction the grammar cannot describe (an unknown opcode, an
+//! unknown enumerant or mask bit, a constant of a non-numeric type, a word
+//! count that does not match its operands) prints as its raw words,
+//! `!0x…` each, followed by a comment saying why: `spirv-as` turns that
+//! line back into the same words, and nothing is guessed.
+
+mod ext_inst;
+mod names;
+mod number;
+
+use rspirv::grammar::{LogicalOperand, OperandKind as K, OperandQuantifier as Q};
+
+use crate::error::{Result, binary};
+use crate::fastmap::Map;
+use crate::globals::Globals;
+use crate::module::{HEADER_WORDS, MAGIC, inst_at, literal_string};
+use crate::operands::{Role, for_each_id, grammar, op, opname};
+use ext_inst::ExtSet;
+use names::Enumerant;
+use number::FloatFormat;
+
+/// The module `words` (host byte order, header included) as SPIR-V
+/// assembly text: a header comment (`; SPIR-V`, `; Version: 1.6`,
+/// `; Generator: …`, `; Bound: N`, `; Schema: 0`), then one line per
+/// instruction, ids as `%N`. Errors only when the header or an
+/// instruction's word count is malformed, naming the byte offset.
+pub fn disassemble(words: &[u32]) -> Result<String> {
+    if words.len() < HEADER_WORDS {
+        return Err(binary(
+            0,
+            format!("module has {} words, fewer than the 5-word header", words.len()),
+        ));
+    }
+    if words[0] != MAGIC {
+        return Err(binary(
+            0,
+            format!("bad magic number 0x{:08x} (expected 0x07230203)", words[0]),
+        ));
+    }
+    let mut out = header(words);
+    let mut module = Context::default();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let inst = inst_at(words, at)?;
+        let inst_words = &words[at..inst.end()];
+        out.push_str(&module.line(inst_words));
+        out.push('\n');
+        module.learn(inst_words);
+        at = inst.end();
+    }
+    Ok(out)
+}
+
+/// The header comment, as spirv-dis writes it but with the module's own
+/// fields.
+fn header(words: &[u32]) -> String {
+    let (version, generator) = (words[1], words[2]);
+    let tool = generator >> 16;
+    let tool_name = match names::GENERATORS.iter().find(|(id, _)| *id == tool) {
+        Some((_, name)) => name.to_string(),
+        None => format!("Unknown({tool})"),
+    };
+    format!(
+        "; SPIR-V\n; Version: {}.{}\n; Generator: {tool_name}; {}\n; Bound: {}\n; Schema: {}\n",
+        (version >> 16) & 0xff,
+        (version >> 8) & 0xff,
+        generator & 0xffff,
+        words[3],
+        words[4]
+    )
+}
+
+/// A numeric type: what a literal of that type looks like.
+#[derive(Clone, Copy)]
+enum Numeric {
+    Int { width: u32, signed: bool },
+    /// `format` is `None` for a width/encoding pair SPIR-V does not define.
+    Float { width: u32, format: Option<FloatFormat> },
+}
+
+/// What the instructions so far tell about the ones that follow: numeric
+/// types (for constants and `OpSwitch` literals), the type of every value
+/// (for `OpSwitch` selectors) and the imported instruction sets.
+#[derive(Default)]
+struct Context {
+    numeric: Map<u32, Numeric>,
+    type_of: Map<u32, u32>,
+    ext_sets: Map<u32, ExtSet>,
+}
+
+impl Context {
+    /// One instruction as a line of text (without the newline).
+    fn line(&self, words: &[u32]) -> String {
+        self.decode(words).unwrap_or_else(|why| {
+            let raw: Vec<String> = words.iter().map(|w| format!("!0x{w:08x}")).collect();
+            format!("{} ; {why}", raw.join(" "))
+        })
+    }
+
+    /// One instruction as text, or why its words cannot be decoded.
+    fn decode(&self, words: &[u32]) -> std::result::Result<String, String> {
+        let opcode = (words[0] & 0xffff) as u16;
+        let g = grammar(opcode).ok_or_else(|| format!("unknown opcode {opcode}"))?;
+        let mut line = Line {
+            words,
+            pos: 1,
+            result: None,
+            text: String::new(),
+            context: self,
+        };
+        line.operands(g.operands)
+            .map_err(|why| format!("Op{}: {why}", g.opname))?;
+        if line.pos < words.len() {
+            return Err(format!(
+                "Op{}: {} words more than its operands take",
+                g.opname,
+                words.len() - line.pos
+            ));
+        }
+        Ok(match line.result {
+            Some(r) => format!("%{r} = Op{}{}", g.opname, line.text),
+            None => format!("Op{}{}", g.opname, line.text),
+        })
+    }
+
+    /// Records what instruction `words` tells about later ones.
+    fn learn(&mut self, words: &[u32]) {
+        let opcode = (words[0] & 0xffff) as u16;
+        match (opcode, words) {
+            (op::TypeInt, [_, id, width, signedness, ..]) => {
+                let (width, signed) = (*width, *signedness != 0);
+                self.numeric.insert(*id, Numeric::Int { width, signed });
+            }
+            (op::TypeFloat, [_, id, width, encoding @ ..]) => {
+                let format = float_format(*width, encoding.first().copied());
+                let width = *width;
+                self.numeric.insert(*id, Numeric::Float { width, format });
+            }
+            (op::ExtInstImport, [_, id, ..]) => {
+                let set = match literal_string(words, 2, words.len()) {
+                    Ok((name, _)) => ExtSet::named(&name),
+                    Err(_) => ExtSet::Unknown,
+                };
+                self.ext_sets.insert(*id, set);
+            }
+            _ => {}
+        }
+        if let Some(g) = grammar(opcode)
+            && let [a, b, ..] = g.operands
+            && a.kind == K::IdResultType
+            && b.kind == K::IdResult
+            && words.len() >= 3
+        {
+            self.type_of.insert(words[2], words[1]);
+        }
+    }
+}
+
+/// The float format of `OpTypeFloat width [encoding]`, if SPIR-V defines it.
+fn float_format(width: u32, encoding: Option<u32>) -> Option<FloatFormat> {
+    use spirv::FPEncoding as E;
+    const BF16: u32 = E::BFloat16KHR as u32;
+    const E4M3: u32 = E::Float8E4M3EXT as u32;
+    const E5M2: u32 = E::Float8E5M2EXT as u32;
+    Some(match (width, encoding) {
+        (16, None) => FloatFormat::HALF,
+        (32, None) => FloatFormat::SINGLE,
+        (64, None) => FloatFormat::DOUBLE,
+        (16, Some(BF16)) => FloatFormat::BFLOAT16,
+        (8, Some(E4M3)) => FloatFormat::E4M3,
+        (8, Some(E5M2)) => FloatFormat::E5M2,
+        _ => return None,
+    })
+}
+
+/// Why an instruction cannot be decoded (without its opcode name).
+type Why = std::result::Result<(), String>;
+
+/// The operands of one instruction being turned into text.
+struct Line<'a> {
+    words: &'a [u32],
+    /// The next word to decode.
+    pos: usize,
+    /// The result id, printed before the opcode.
+    result: Option<u32>,
+    /// The operands so far, each preceded by a space.
+    text: String,
+    context: &'a Context,
+}
+
+impl Line<'_> {
+    fn remaining(&self) -> usize {
+        self.words.len() - self.pos
+    }
+
+    fn word(&mut self) -> std::result::Result<u32, String> {
+        let w = *self.words.get(self.pos).ok_or("too few operands")?;
+        self.pos += 1;
+        Ok(w)
+    }
+
+    fn push(&mut self, operand: &str) {
+        self.text.push(' ');
+        self.text.push_str(operand);
+    }
+
+    fn operands(&mut self, ops: &[LogicalOperand]) -> Why {
+        for op in ops {
+            match op.quantifier {
+                Q::One => self.operand(op.kind)?,
+                Q::ZeroOrOne => {
+                    if self.remaining() > 0 {
+                        self.operand(op.kind)?;
+                    }
+                }
+                Q::ZeroOrMore => {
+                    while self.remaining() > 0 {
+                        self.operand(op.kind)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn operand(&mut self, kind: K) -> Why {
+        match kind {
+            K::IdResult => self.result = Some(self.word()?),
+            K::IdResultType | K::IdRef | K::IdScope | K::IdMemorySemantics => self.id()?,
+            K::LiteralInteger => {
+                let w = self.word()?;
+                self.push(&w.to_string());
+            }
+            K::LiteralFloat => {
+                let w = self.word()?;
+                self.push(&number::float(w.into(), FloatFormat::SINGLE));
+            }
+            K::LiteralString => self.string()?,
+            // The value of OpConstant / OpSpecConstant: typed by the result type.
+            K::LiteralContextDependentNumber => self.typed_literal(self.words[1])?,
+            K::LiteralExtInstInteger => self.ext_inst()?,
+            K::LiteralSpecConstantOpInteger => self.spec_constant_op()?,
+            K::PairLiteralIntegerIdRef => {
+                // OpSwitch: the literal is typed by the selector's type.
+                let selector = self.words[1];
+                let ty = *self
+                    .context
+                    .type_of
+                    .get(&selector)
+                    .ok_or_else(|| format!("the type of selector %{selector} is not known"))?;
+                self.typed_literal(ty)?;
+                self.id()?;
+            }
+            K::PairIdRefLiteralInteger => {
+                self.id()?;
+                self.operand(K::LiteralInteger)?;
+            }
+            K::PairIdRefIdRef => {
+                self.id()?;
+                self.id()?;
+            }
+            _ => match names::enumerants(kind) {
+                Some((table, false)) => self.value_enum(kind, table)?,
+                Some((table, true)) => self.mask(kind, table)?,
+                None => return Err(format!("operand kind {kind:?} is not modelled")),
+            },
+        }
+        Ok(())
+    }
+
+    fn id(&mut self) -> Why {
+        let w = self.word()?;
+        self.push(&format!("%{w}"));
+        Ok(())
+    }
+
+    /// A literal string, quoted, with `"` and `\` escaped by `\`.
+    fn string(&mut self) -> Why {
+        let (s, n) = literal_string(self.words, self.pos, self.words.len())
+            .map_err(|_| "literal string has no terminating NUL".to_string())?;
+        self.pos += n;
+        let mut quoted = String::with_capacity(s.len() + 2);
+        quoted.push('"');
+        for c in s.chars() {
+            if c == '"' || c == '\\' {
+                quoted.push('\\');
+            }
+            quoted.push(c);
+        }
+        quoted.push('"');
+        self.push(&quoted);
+        Ok(())
+    }
+
+    /// A number literal of type `ty`: one word, or two for 64 bits.
+    fn typed_literal(&mut self, ty: u32) -> Why {
+        let numeric = *self
+            .context
+            .numeric
+            .get(&ty)
+            .ok_or_else(|| format!("%{ty} is not a numeric type"))?;
+        let width = match numeric {
+            Numeric::Int { width, .. } | Numeric::Float { width, .. } => width,
+        };
+        let low = self.word()?;
+        let text = match (numeric, width.div_ceil(32)) {
+            (Numeric::Int { signed, .. }, 1) => number::int32(low, signed),
+            (Numeric::Int { signed, .. }, 2) => number::int64(self.wide(low)?, signed),
+            (Numeric::Float { format: Some(f), .. }, 1) => number::float(low.into(), f),
+            (Numeric::Float { format: Some(f), .. }, 2) => number::float(self.wide(low)?, f),
+            (Numeric::Float { format: None, .. }, _) => {
+                return Err(format!("%{ty} is a float type SPIR-V does not define"));
+            }
+            _ => return Err(format!("%{ty} is {width} bits wide (1 to 64 are read)")),
+        };
+        self.push(&text);
+        Ok(())
+    }
+
+    /// The 64-bit value whose low word is `low` and whose high word is next.
+    fn wide(&mut self, low: u32) -> std::result::Result<u64, String> {
+        Ok(u64::from(low) | (u64::from(self.word()?) << 32))
+    }
+
+    /// The instruction number of `OpExtInst` (the set is the operand before
+    /// it) and the operands that set's grammar gives it: every word left.
+    fn ext_inst(&mut self) -> Why {
+        let set = self.words[self.pos - 1];
+        let number = self.word()?;
+        match self.context.ext_sets.get(&set) {
+            Some(ExtSet::Known(table)) => {
+                let inst = table.lookup_opcode(number).ok_or_else(|| {
+                    format!("the set imported as %{set} has no instruction {number}")
+                })?;
+                self.push(inst.opname);
+                self.operands(inst.operands)?;
+                if self.remaining() > 0 {
+                    return Err(format!(
+                        "{} has {} words more than its operands take",
+                        inst.opname,
+                        self.remaining()
+                    ));
+                }
+            }
+            Some(ExtSet::NonSemantic) => {
+                self.push(&number.to_string());
+                while self.remaining() > 0 {
+                    self.id()?;
+                }
+            }
+            Some(ExtSet::Unknown) => {
+                return Err(format!("the set imported as %{set} is unknown"));
+            }
+            None => return Err(format!("%{set} is not an OpExtInstImport")),
+        }
+        Ok(())
+    }
+
+    /// The opcode of `OpSpecConstantOp` (printed without `Op`) and its
+    /// operands, less the result type and id.
+    fn spec_constant_op(&mut self) -> Why {
+        let inner = self.word()?;
+        let g = u16::try_from(inner)
+            .ok()
+            .and_then(grammar)
+            .ok_or_else(|| format!("unknown opcode {inner}"))?;
+        self.push(g.opname);
+        let ops: Vec<LogicalOperand> = g
+            .operands
+            .iter()
+            .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
+            .cloned()
+            .collect();
+        self.operands(&ops)
+    }
+
+    /// An enumerant by name, then its parameters.
+    fn value_enum(&mut self, kind: K, table: &'static [Enumerant]) -> Why {
+        let w = self.word()?;
+        let e = table
+            .iter()
+            .find(|e| e.value == w)
+            .ok_or_else(|| format!("unknown {kind:?} {w}"))?;
+        self.push(e.name);
+        self.operands(e.params)
+    }
+
+    /// A bit mask as `A|B` (low bit first; the name of 0, usually `None`,
+    /// when no bit is set), then the parameters of each set bit in the same
+    /// order.
+    fn mask(&mut self, kind: K, table: &'static [Enumerant]) -> Why {
+        let w = self.word()?;
+        let named = |value: u32| table.iter().find(|e| e.value == value);
+        if w == 0 {
+            let name = named(0).map_or("", |e| e.name);
+            self.push(name);
+            return Ok(());
+        }
+        let bits: Vec<&Enumerant> = (0..32)
+            .map(|b| 1u32 << b)
+            .filter(|m| w & m != 0)
+            .map(|m| named(m).ok_or_else(|| format!("{kind:?} has an unknown bit 0x{m:x}")))
+            .collect::<std::result::Result<_, _>>()?;
+        let text: Vec<&str> = bits.iter().map(|e| e.name).collect();
+        self.push(&text.join("|"));
+        bits.iter().try_for_each(|e| self.operands(e.params))
+    }
+}
+
+/// One instruction as text, for error messages: `%5 = OpStore %3 %4 ...`.
+/// Ids print as `%N` (or `%name` when the module names them); other operand
+/// words print as numbers. `words` includes the first word.
+pub(crate) fn text(words: &[u32], g: &Globals) -> String {
+    let opcode = (words[0] & 0xffff) as u16;
+    let mut roles = vec![None; words.len()];
+    let _ = for_each_id(words, 0, &|_| 1, &mut |pos, role| roles[pos] = Some(role));
+    let id = |x: u32| match g.names.get(&x) {
+        Some(n) if !n.is_empty() => format!("%{n}"),
+        _ => format!("%{x}"),
+    };
+    let mut out = String::new();
+    if let Some(pos) = roles.iter().position(|r| *r == Some(Role::Result)) {
+        out.push_str(&format!("{} = ", id(words[pos])));
+    }
+    out.push_str(&opname(opcode));
+    for (pos, &w) in words.iter().enumerate().skip(1) {
+        match roles[pos] {
+            Some(Role::Result) => {}
+            Some(_) => out.push_str(&format!(" {}", id(w))),
+            None => out.push_str(&format!(" {w}")),
+        }
+    }
+    out
+}

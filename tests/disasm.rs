@@ -1,0 +1,274 @@
+//! The disassembler (`rspv_specialize::disasm::disassemble`, behind
+//! `--emit spvasm` and the golden files) against SPIRV-Tools, on every
+//! `.spv` under `tests/` and every saved fuzz input:
+//!
+//! - its text equals `spirv-dis --raw-id --no-indent` of SPIRV-Tools 2025.5
+//!   (header included: both print the module's own version, generator and
+//!   bound). With an older spirv-dis (Debian's 2023.1) the instruction
+//!   lines may differ only by the enumerant aliases in [`OLDER_NAMES`], and
+//!   the header only by the generator's name;
+//! - `spirv-as --preserve-numeric-ids --target-env spv1.N` of its text gives
+//!   back the module's instruction words;
+//! - it reads what spirv-dis cannot (module-scope `OpExtInst` included);
+//!   where spirv-dis cannot read a file, the instructions it cannot decode
+//!   print as raw words that still assemble back.
+//!
+//! spirv-dis is `$SPIRV_DIS`, else the one beside `$SPIRV_VAL`, else the
+//! one on `PATH`; spirv-as is `$SPIRV_AS`, else the one beside that
+//! spirv-dis. Without them the test says so and passes, except under `CI`,
+//! which installs them.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{repo, spv_files};
+use rspv_specialize::disasm::disassemble;
+use rspv_specialize::module::words_from_bytes;
+
+/// Enumerants that SPIRV-Tools before 2025.5 (Debian's 2023.1) prints by
+/// another name of the same value: `(older name, name printed now)`. The
+/// grammar now lists the second first (the first became an alias).
+const OLDER_NAMES: &[(&str, &str)] = &[("OptNoneINTEL", "OptNoneEXT")];
+
+/// A SPIRV-Tools program and its version (`(2025, 5)`).
+struct Tool {
+    path: PathBuf,
+    version: (u32, u32),
+}
+
+impl Tool {
+    /// The program at `path`, if it runs and says its version.
+    fn at(path: PathBuf) -> Option<Tool> {
+        let out = Command::new(&path).arg("--version").output().ok()?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        // "SPIRV-Tools v2025.5 262bdab4..." (older: "SPIRV-Tools v2023.1 unknown hash").
+        let v = text.split_whitespace().find_map(|w| w.strip_prefix('v'))?;
+        let (year, minor) = v.split_once('.')?;
+        let minor: String = minor.chars().take_while(char::is_ascii_digit).collect();
+        Some(Tool {
+            path,
+            version: (year.parse().ok()?, minor.parse().ok()?),
+        })
+    }
+
+    /// True from SPIRV-Tools 2025.5 on, whose grammar is rspirv's.
+    fn is_current(&self) -> bool {
+        self.version >= (2025, 5)
+    }
+}
+
+/// `name` per the lookup order in the module docs: `$var`, the program
+/// beside `$beside`, or `name` on `PATH`.
+fn find(name: &str, var: &str, beside: Option<&Path>) -> Option<Tool> {
+    if let Some(p) = std::env::var_os(var) {
+        let tool = Tool::at(PathBuf::from(&p));
+        assert!(tool.is_some(), "${var}={} does not run", p.to_string_lossy());
+        return tool;
+    }
+    if let Some(dir) = beside.and_then(Path::parent) {
+        let p = dir.join(name);
+        if p.is_file() {
+            return Tool::at(p);
+        }
+    }
+    Tool::at(PathBuf::from(name))
+}
+
+/// spirv-dis and spirv-as, or `None` (after saying why) when they are
+/// missing outside CI.
+fn tools() -> Option<(Tool, Tool)> {
+    let val = std::env::var_os("SPIRV_VAL").map(PathBuf::from);
+    let dis = find("spirv-dis", "SPIRV_DIS", val.as_deref());
+    let asm = dis
+        .as_ref()
+        .and_then(|d| find("spirv-as", "SPIRV_AS", Some(&d.path)));
+    match (dis, asm) {
+        (Some(d), Some(a)) => Some((d, a)),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("spirv-dis and spirv-as are required in CI (set SPIRV_DIS / SPIRV_AS)")
+        }
+        _ => {
+            eprintln!("skipped: spirv-dis or spirv-as not found (set SPIRV_DIS / SPIRV_AS)");
+            None
+        }
+    }
+}
+
+/// Every module the test reads: the `.spv` files under `tests/` and the
+/// saved fuzz inputs.
+fn inputs() -> Vec<PathBuf> {
+    let mut files = spv_files(&repo().join("tests"));
+    let fuzz = repo().join("tests/data/fuzz-regressions");
+    let mut saved: Vec<PathBuf> = std::fs::read_dir(&fuzz)
+        .unwrap_or_else(|e| panic!("{}: {e}", fuzz.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    saved.sort();
+    files.extend(saved);
+    files
+}
+
+/// A scratch file for one input, named after it.
+fn scratch(path: &Path, ext: &str) -> PathBuf {
+    let rel = path.strip_prefix(repo()).unwrap_or(path);
+    let name = rel.to_string_lossy().replace(['/', '\\'], "_");
+    std::env::temp_dir().join(format!("rspv-disasm-{}-{name}.{ext}", std::process::id()))
+}
+
+/// spirv-dis's text of `path`, or its complaint.
+fn spirv_dis(dis: &Tool, path: &Path) -> Result<String, String> {
+    let out = Command::new(&dis.path)
+        .args(["--raw-id", "--no-indent", "--no-color"])
+        .arg(path)
+        .output()
+        .unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// The instruction words spirv-as makes of `text` for SPIR-V `version`.
+fn spirv_as(asm: &Tool, text: &str, version: (u32, u32), path: &Path) -> Result<Vec<u32>, String> {
+    let src = scratch(path, "spvasm");
+    let bin = scratch(path, "as.spv");
+    std::fs::write(&src, text).unwrap();
+    let out = Command::new(&asm.path)
+        .arg("--preserve-numeric-ids")
+        .args(["--target-env", &format!("spv{}.{}", version.0, version.1)])
+        .arg(&src)
+        .arg("-o")
+        .arg(&bin)
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&src);
+    let bytes = std::fs::read(&bin);
+    let _ = std::fs::remove_file(&bin);
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    let (words, _) = words_from_bytes(&bytes.unwrap()).map_err(|e| e.to_string())?;
+    Ok(words[5..].to_vec())
+}
+
+/// `text` with each enumerant of [`OLDER_NAMES`] renamed: from the older
+/// name to the current one (`to_current`), or back.
+fn renamed(text: &str, to_current: bool) -> String {
+    let mut out = String::new();
+    let mut token = String::new();
+    for c in text.chars().chain(std::iter::once('\0')) {
+        if c == ' ' || c == '|' || c == '\n' || c == '\0' {
+            let other = OLDER_NAMES.iter().find_map(|&(old, new)| match to_current {
+                true if old == token => Some(new),
+                false if new == token => Some(old),
+                _ => None,
+            });
+            out.push_str(other.unwrap_or(&token));
+            token.clear();
+            if c != '\0' {
+                out.push(c);
+            }
+        } else {
+            token.push(c);
+        }
+    }
+    out
+}
+
+/// Where `ours` and spirv-dis's `theirs` differ beyond what `dis`'s version
+/// allows, one line each.
+fn differences(ours: &str, theirs: &str, dis: &Tool) -> Vec<String> {
+    let (a, b): (Vec<&str>, Vec<&str>) = (ours.lines().collect(), theirs.lines().collect());
+    let mut out = Vec::new();
+    if a.len() != b.len() {
+        out.push(format!("{} lines, spirv-dis {}", a.len(), b.len()));
+    }
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        let same = x == y
+            || (!dis.is_current()
+                && if x.starts_with("; Generator: ") {
+                    y.starts_with("; Generator: ")
+                } else {
+                    *x == renamed(y, true)
+                });
+        if !same {
+            out.push(format!("line {}:\n  ours:      {x}\n  spirv-dis: {y}", i + 1));
+        }
+    }
+    out
+}
+
+/// Inputs spirv-dis 2025.5 is expected not to read: the saved fuzz inputs
+/// and the module of deliberately undecodable instructions.
+fn meant_to_be_unreadable(name: &str) -> bool {
+    name.starts_with("tests/data/fuzz-regressions/") || name.ends_with("undecodable.spv")
+}
+
+#[test]
+fn text_matches_spirv_dis_and_assembles_back() {
+    let Some((dis, asm)) = tools() else { return };
+    let mut failures = Vec::new();
+    let (mut compared, mut assembled, mut unreadable) = (0, 0, Vec::new());
+    for path in inputs() {
+        let name = path.strip_prefix(repo()).unwrap().display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok((words, _)) = words_from_bytes(&bytes) else {
+            continue; // not a module at all: nothing to print
+        };
+        let ours = match disassemble(&words) {
+            Ok(t) => t,
+            Err(e) => {
+                // Only a malformed header or word count may stop it; then
+                // spirv-dis must fail too.
+                if spirv_dis(&dis, &path).is_ok() {
+                    failures.push(format!("{name}: spirv-dis reads it, we fail: {e}"));
+                }
+                continue;
+            }
+        };
+        let readable = match spirv_dis(&dis, &path) {
+            Ok(theirs) => {
+                compared += 1;
+                let diff = differences(&ours, &theirs, &dis);
+                if !diff.is_empty() {
+                    failures.push(format!("{name}: differs from spirv-dis:\n{}", diff.join("\n")));
+                }
+                true
+            }
+            Err(e) => {
+                if dis.is_current() && !meant_to_be_unreadable(&name) {
+                    failures.push(format!("{name}: spirv-dis cannot read it: {e}"));
+                }
+                unreadable.push(name.clone());
+                false
+            }
+        };
+        // An older spirv-as knows only the older names, and only what the
+        // spirv-dis of its release can read.
+        let text = match (asm.is_current(), readable) {
+            (true, _) => ours,
+            (false, true) => renamed(&ours, false),
+            (false, false) => continue,
+        };
+        let version = ((words[1] >> 16) & 0xff, (words[1] >> 8) & 0xff);
+        match spirv_as(&asm, &text, version, &path) {
+            Ok(back) if back == words[5..] => assembled += 1,
+            Ok(_) => failures.push(format!("{name}: spirv-as gives other instruction words")),
+            Err(e) => failures.push(format!("{name}: spirv-as rejects our text: {e}")),
+        }
+    }
+    eprintln!(
+        "{} v{}.{}: {compared} files equal to spirv-dis, {assembled} assembled back by {}; \
+         spirv-dis cannot read {}: {unreadable:?}",
+        dis.path.display(),
+        dis.version.0,
+        dis.version.1,
+        asm.path.display(),
+        unreadable.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(compared > 0, "no file compared");
+}

@@ -64,7 +64,11 @@ impl Tool {
 fn find(name: &str, var: &str, beside: Option<&Path>) -> Option<Tool> {
     if let Some(p) = std::env::var_os(var) {
         let tool = Tool::at(PathBuf::from(&p));
-        assert!(tool.is_some(), "${var}={} does not run", p.to_string_lossy());
+        assert!(
+            tool.is_some(),
+            "${var}={} does not run",
+            p.to_string_lossy()
+        );
         return tool;
     }
     if let Some(dir) = beside.and_then(Path::parent) {
@@ -195,7 +199,10 @@ fn differences(ours: &str, theirs: &str, dis: &Tool) -> Vec<String> {
                     *x == renamed(y, true)
                 });
         if !same {
-            out.push(format!("line {}:\n  ours:      {x}\n  spirv-dis: {y}", i + 1));
+            out.push(format!(
+                "line {}:\n  ours:      {x}\n  spirv-dis: {y}",
+                i + 1
+            ));
         }
     }
     out
@@ -234,7 +241,10 @@ fn text_matches_spirv_dis_and_assembles_back() {
                 compared += 1;
                 let diff = differences(&ours, &theirs, &dis);
                 if !diff.is_empty() {
-                    failures.push(format!("{name}: differs from spirv-dis:\n{}", diff.join("\n")));
+                    failures.push(format!(
+                        "{name}: differs from spirv-dis:\n{}",
+                        diff.join("\n")
+                    ));
                 }
                 true
             }

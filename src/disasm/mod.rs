@@ -42,7 +42,10 @@ pub fn disassemble(words: &[u32]) -> Result<String> {
     if words.len() < HEADER_WORDS {
         return Err(binary(
             0,
-            format!("module has {} words, fewer than the 5-word header", words.len()),
+            format!(
+                "module has {} words, fewer than the 5-word header",
+                words.len()
+            ),
         ));
     }
     if words[0] != MAGIC {
@@ -51,18 +54,37 @@ pub fn disassemble(words: &[u32]) -> Result<String> {
             format!("bad magic number 0x{:08x} (expected 0x07230203)", words[0]),
         ));
     }
-    let mut out = header(words);
-    let mut module = Context::default();
+    let mut context = Context::default();
+    let mut lines = Vec::new();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let inst = inst_at(words, at)?;
         let inst_words = &words[at..inst.end()];
-        out.push_str(&module.line(inst_words));
-        out.push('\n');
-        module.learn(inst_words);
+        lines.push((inst_words, context.decode(inst_words)));
+        context.learn(inst_words);
         at = inst.end();
     }
+    let mut out = header(words);
+    for (i, (inst_words, decoded)) in lines.iter().enumerate() {
+        let next_is_raw = lines.get(i + 1).is_some_and(|(_, d)| d.is_err());
+        match decoded {
+            Ok(Decoded { text, open }) if *open && next_is_raw => out.push_str(&raw(
+                inst_words,
+                &format!("{text} (raw too: spirv-as would read the next words as its operands)"),
+            )),
+            Ok(Decoded { text, .. }) => out.push_str(text),
+            Err(why) => out.push_str(&raw(inst_words, why)),
+        }
+        out.push('\n');
+    }
     Ok(out)
+}
+
+/// An instruction as its words (`!0x…`, which `spirv-as` copies as they
+/// are) and a comment.
+fn raw(words: &[u32], comment: &str) -> String {
+    let words: Vec<String> = words.iter().map(|w| format!("!0x{w:08x}")).collect();
+    format!("{} ; {comment}", words.join(" "))
 }
 
 /// The header comment, as spirv-dis writes it but with the module's own
@@ -84,12 +106,26 @@ fn header(words: &[u32]) -> String {
     )
 }
 
+/// An instruction decoded as text.
+struct Decoded {
+    text: String,
+    /// True when it ends where optional operands could follow: `spirv-as`
+    /// would take the raw words of a next line as its operands.
+    open: bool,
+}
+
 /// A numeric type: what a literal of that type looks like.
 #[derive(Clone, Copy)]
 enum Numeric {
-    Int { width: u32, signed: bool },
+    Int {
+        width: u32,
+        signed: bool,
+    },
     /// `format` is `None` for a width/encoding pair SPIR-V does not define.
-    Float { width: u32, format: Option<FloatFormat> },
+    Float {
+        width: u32,
+        format: Option<FloatFormat>,
+    },
 }
 
 /// What the instructions so far tell about the ones that follow: numeric
@@ -103,37 +139,43 @@ struct Context {
 }
 
 impl Context {
-    /// One instruction as a line of text (without the newline).
-    fn line(&self, words: &[u32]) -> String {
-        self.decode(words).unwrap_or_else(|why| {
-            let raw: Vec<String> = words.iter().map(|w| format!("!0x{w:08x}")).collect();
-            format!("{} ; {why}", raw.join(" "))
-        })
-    }
-
     /// One instruction as text, or why its words cannot be decoded.
-    fn decode(&self, words: &[u32]) -> std::result::Result<String, String> {
+    fn decode(&self, words: &[u32]) -> std::result::Result<Decoded, String> {
         let opcode = (words[0] & 0xffff) as u16;
         let g = grammar(opcode).ok_or_else(|| format!("unknown opcode {opcode}"))?;
+        if opcode == op::ExtInstImport
+            && let Ok((name, _)) = literal_string(words, 2, words.len())
+            && let ExtSet::Unknown = ExtSet::named(&name)
+        {
+            // spirv-as refuses to import a set it does not know.
+            return Err(format!(
+                "OpExtInstImport: SPIRV-Tools does not know the set {name:?}"
+            ));
+        }
         let mut line = Line {
             words,
             pos: 1,
             result: None,
             text: String::new(),
+            open: false,
             context: self,
         };
         line.operands(g.operands)
             .map_err(|why| format!("Op{}: {why}", g.opname))?;
         if line.pos < words.len() {
             return Err(format!(
-                "Op{}: {} words more than its operands take",
+                "Op{}: {} more than its operands take",
                 g.opname,
-                words.len() - line.pos
+                words_count(words.len() - line.pos)
             ));
         }
-        Ok(match line.result {
+        let text = match line.result {
             Some(r) => format!("%{r} = Op{}{}", g.opname, line.text),
             None => format!("Op{}{}", g.opname, line.text),
+        };
+        Ok(Decoded {
+            text,
+            open: line.open,
         })
     }
 
@@ -170,6 +212,15 @@ impl Context {
     }
 }
 
+/// `n word(s)`.
+fn words_count(n: usize) -> String {
+    if n == 1 {
+        "1 word".to_string()
+    } else {
+        format!("{n} words")
+    }
+}
+
 /// The float format of `OpTypeFloat width [encoding]`, if SPIR-V defines it.
 fn float_format(width: u32, encoding: Option<u32>) -> Option<FloatFormat> {
     use spirv::FPEncoding as E;
@@ -199,6 +250,8 @@ struct Line<'a> {
     result: Option<u32>,
     /// The operands so far, each preceded by a space.
     text: String,
+    /// See [`Decoded::open`].
+    open: bool,
     context: &'a Context,
 }
 
@@ -222,16 +275,14 @@ impl Line<'_> {
         for op in ops {
             match op.quantifier {
                 Q::One => self.operand(op.kind)?,
-                Q::ZeroOrOne => {
-                    if self.remaining() > 0 {
-                        self.operand(op.kind)?;
-                    }
-                }
+                Q::ZeroOrOne if self.remaining() > 0 => self.operand(op.kind)?,
                 Q::ZeroOrMore => {
                     while self.remaining() > 0 {
                         self.operand(op.kind)?;
                     }
+                    self.open = true;
                 }
+                Q::ZeroOrOne => self.open = true,
             }
         }
         Ok(())
@@ -320,8 +371,18 @@ impl Line<'_> {
         let text = match (numeric, width.div_ceil(32)) {
             (Numeric::Int { signed, .. }, 1) => number::int32(low, signed),
             (Numeric::Int { signed, .. }, 2) => number::int64(self.wide(low)?, signed),
-            (Numeric::Float { format: Some(f), .. }, 1) => number::float(low.into(), f),
-            (Numeric::Float { format: Some(f), .. }, 2) => number::float(self.wide(low)?, f),
+            (
+                Numeric::Float {
+                    format: Some(f), ..
+                },
+                1,
+            ) => number::float(low.into(), f),
+            (
+                Numeric::Float {
+                    format: Some(f), ..
+                },
+                2,
+            ) => number::float(self.wide(low)?, f),
             (Numeric::Float { format: None, .. }, _) => {
                 return Err(format!("%{ty} is a float type SPIR-V does not define"));
             }
@@ -350,9 +411,9 @@ impl Line<'_> {
                 self.operands(inst.operands)?;
                 if self.remaining() > 0 {
                     return Err(format!(
-                        "{} has {} words more than its operands take",
+                        "{} has {} more than its operands take",
                         inst.opname,
-                        self.remaining()
+                        words_count(self.remaining())
                     ));
                 }
             }
@@ -361,6 +422,7 @@ impl Line<'_> {
                 while self.remaining() > 0 {
                     self.id()?;
                 }
+                self.open = true;
             }
             Some(ExtSet::Unknown) => {
                 return Err(format!("the set imported as %{set} is unknown"));

@@ -23,7 +23,11 @@ pub(super) struct Enumerant {
 }
 
 const fn e(value: u32, name: &'static str, params: &'static [LogicalOperand]) -> Enumerant {
-    Enumerant { value, name, params }
+    Enumerant {
+        value,
+        name,
+        params,
+    }
 }
 
 const fn p(kind: K, quantifier: Q) -> LogicalOperand {
@@ -76,16 +80,52 @@ const LOOP_CONTROL: &[Enumerant] = &[
     e(0x40, "IterationMultiple", &[p(K::LiteralInteger, Q::One)]),
     e(0x80, "PeelCount", &[p(K::LiteralInteger, Q::One)]),
     e(0x100, "PartialCount", &[p(K::LiteralInteger, Q::One)]),
-    e(0x10000, "InitiationIntervalALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x20000, "MaxConcurrencyALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x40000, "DependencyArrayALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x80000, "PipelineEnableALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x100000, "LoopCoalesceALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x200000, "MaxInterleavingALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x400000, "SpeculatedIterationsALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x10000,
+        "InitiationIntervalALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x20000,
+        "MaxConcurrencyALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x40000,
+        "DependencyArrayALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x80000,
+        "PipelineEnableALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x100000,
+        "LoopCoalesceALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x200000,
+        "MaxInterleavingALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x400000,
+        "SpeculatedIterationsALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x800000, "NoFusionALTERA", &[]),
-    e(0x1000000, "LoopCountALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x2000000, "MaxReinvocationDelayALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1000000,
+        "LoopCountALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x2000000,
+        "MaxReinvocationDelayALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
 ];
 const FUNCTION_CONTROL: &[Enumerant] = &[
     e(0x0, "None", &[]),
@@ -123,10 +163,7 @@ const MEMORY_ACCESS: &[Enumerant] = &[
     e(0x10000, "AliasScopeINTELMask", &[p(K::IdRef, Q::One)]),
     e(0x20000, "NoAliasINTELMask", &[p(K::IdRef, Q::One)]),
 ];
-const KERNEL_PROFILING_INFO: &[Enumerant] = &[
-    e(0x0, "None", &[]),
-    e(0x1, "CmdExecTime", &[]),
-];
+const KERNEL_PROFILING_INFO: &[Enumerant] = &[e(0x0, "None", &[]), e(0x1, "CmdExecTime", &[])];
 const RAY_FLAGS: &[Enumerant] = &[
     e(0x0, "NoneKHR", &[]),
     e(0x1, "OpaqueKHR", &[]),
@@ -216,8 +253,24 @@ const EXECUTION_MODE: &[Enumerant] = &[
     e(0xe, "DepthGreater", &[]),
     e(0xf, "DepthLess", &[]),
     e(0x10, "DepthUnchanged", &[]),
-    e(0x11, "LocalSize", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
-    e(0x12, "LocalSizeHint", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x11,
+        "LocalSize",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+        ],
+    ),
+    e(
+        0x12,
+        "LocalSizeHint",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+        ],
+    ),
     e(0x13, "InputPoints", &[]),
     e(0x14, "InputLines", &[]),
     e(0x15, "InputLinesAdjacency", &[]),
@@ -234,10 +287,30 @@ const EXECUTION_MODE: &[Enumerant] = &[
     e(0x21, "Initializer", &[]),
     e(0x22, "Finalizer", &[]),
     e(0x23, "SubgroupSize", &[p(K::LiteralInteger, Q::One)]),
-    e(0x24, "SubgroupsPerWorkgroup", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x24,
+        "SubgroupsPerWorkgroup",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x25, "SubgroupsPerWorkgroupId", &[p(K::IdRef, Q::One)]),
-    e(0x26, "LocalSizeId", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
-    e(0x27, "LocalSizeHintId", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
+    e(
+        0x26,
+        "LocalSizeId",
+        &[
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+        ],
+    ),
+    e(
+        0x27,
+        "LocalSizeHintId",
+        &[
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+        ],
+    ),
     e(0x1049, "NonCoherentColorAttachmentReadEXT", &[]),
     e(0x104a, "NonCoherentDepthAttachmentReadEXT", &[]),
     e(0x104b, "NonCoherentStencilAttachmentReadEXT", &[]),
@@ -245,19 +318,47 @@ const EXECUTION_MODE: &[Enumerant] = &[
     e(0x115e, "PostDepthCoverage", &[]),
     e(0x116b, "DenormPreserve", &[p(K::LiteralInteger, Q::One)]),
     e(0x116c, "DenormFlushToZero", &[p(K::LiteralInteger, Q::One)]),
-    e(0x116d, "SignedZeroInfNanPreserve", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x116d,
+        "SignedZeroInfNanPreserve",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x116e, "RoundingModeRTE", &[p(K::LiteralInteger, Q::One)]),
     e(0x116f, "RoundingModeRTZ", &[p(K::LiteralInteger, Q::One)]),
     e(0x1189, "NonCoherentTileAttachmentReadQCOM", &[]),
-    e(0x118a, "TileShadingRateQCOM", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x118a,
+        "TileShadingRateQCOM",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+        ],
+    ),
     e(0x1399, "EarlyAndLateFragmentTestsAMD", &[]),
     e(0x13a3, "StencilRefReplacingEXT", &[]),
     e(0x13cd, "CoalescingAMDX", &[]),
     e(0x13ce, "IsApiEntryAMDX", &[p(K::IdRef, Q::One)]),
     e(0x13cf, "MaxNodeRecursionAMDX", &[p(K::IdRef, Q::One)]),
-    e(0x13d0, "StaticNumWorkgroupsAMDX", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
+    e(
+        0x13d0,
+        "StaticNumWorkgroupsAMDX",
+        &[
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+        ],
+    ),
     e(0x13d1, "ShaderIndexAMDX", &[p(K::IdRef, Q::One)]),
-    e(0x13d5, "MaxNumWorkgroupsAMDX", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
+    e(
+        0x13d5,
+        "MaxNumWorkgroupsAMDX",
+        &[
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+            p(K::IdRef, Q::One),
+        ],
+    ),
     e(0x13d7, "StencilRefUnchangedFrontAMD", &[]),
     e(0x13d8, "StencilRefGreaterFrontAMD", &[]),
     e(0x13d9, "StencilRefLessFrontAMD", &[]),
@@ -266,9 +367,17 @@ const EXECUTION_MODE: &[Enumerant] = &[
     e(0x13dc, "StencilRefLessBackAMD", &[]),
     e(0x13e0, "QuadDerivativesKHR", &[]),
     e(0x13e1, "RequireFullQuadsKHR", &[]),
-    e(0x13ee, "SharesInputWithAMDX", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
+    e(
+        0x13ee,
+        "SharesInputWithAMDX",
+        &[p(K::IdRef, Q::One), p(K::IdRef, Q::One)],
+    ),
     e(0x1495, "OutputLinesEXT", &[]),
-    e(0x1496, "OutputPrimitivesEXT", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1496,
+        "OutputPrimitivesEXT",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x14a9, "DerivativeGroupQuadsKHR", &[]),
     e(0x14aa, "DerivativeGroupLinearKHR", &[]),
     e(0x14b2, "OutputTrianglesEXT", &[]),
@@ -279,24 +388,84 @@ const EXECUTION_MODE: &[Enumerant] = &[
     e(0x14fa, "ShadingRateInterlockOrderedEXT", &[]),
     e(0x14fb, "ShadingRateInterlockUnorderedEXT", &[]),
     e(0x1533, "Shader64BitIndexingEXT", &[]),
-    e(0x15f2, "SharedLocalMemorySizeINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x15f4, "RoundingModeRTPINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x15f5, "RoundingModeRTNINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x15f6, "FloatingPointModeALTINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x15f7, "FloatingPointModeIEEEINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1705, "MaxWorkgroupSizeINTEL", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x15f2,
+        "SharedLocalMemorySizeINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x15f4,
+        "RoundingModeRTPINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x15f5,
+        "RoundingModeRTNINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x15f6,
+        "FloatingPointModeALTINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x15f7,
+        "FloatingPointModeIEEEINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1705,
+        "MaxWorkgroupSizeINTEL",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+        ],
+    ),
     e(0x1706, "MaxWorkDimINTEL", &[p(K::LiteralInteger, Q::One)]),
     e(0x1707, "NoGlobalOffsetINTEL", &[]),
-    e(0x1708, "NumSIMDWorkitemsINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x170f, "SchedulerTargetFmaxMhzINTEL", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1708,
+        "NumSIMDWorkitemsINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x170f,
+        "SchedulerTargetFmaxMhzINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x1787, "MaximallyReconvergesKHR", &[]),
-    e(0x178c, "FPFastMathDefault", &[p(K::IdRef, Q::One), p(K::IdRef, Q::One)]),
-    e(0x180a, "StreamingInterfaceINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1810, "RegisterMapInterfaceINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1911, "NamedBarrierCountINTEL", &[p(K::LiteralInteger, Q::One)]),
-    e(0x193d, "MaximumRegistersINTEL", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x178c,
+        "FPFastMathDefault",
+        &[p(K::IdRef, Q::One), p(K::IdRef, Q::One)],
+    ),
+    e(
+        0x180a,
+        "StreamingInterfaceINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1810,
+        "RegisterMapInterfaceINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1911,
+        "NamedBarrierCountINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x193d,
+        "MaximumRegistersINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x193e, "MaximumRegistersIdINTEL", &[p(K::IdRef, Q::One)]),
-    e(0x193f, "NamedMaximumRegistersINTEL", &[p(K::NamedMaximumNumberOfRegisters, Q::One)]),
+    e(
+        0x193f,
+        "NamedMaximumRegistersINTEL",
+        &[p(K::NamedMaximumNumberOfRegisters, Q::One)],
+    ),
 ];
 const STORAGE_CLASS: &[Enumerant] = &[
     e(0x0, "UniformConstant", &[]),
@@ -346,10 +515,7 @@ const SAMPLER_ADDRESSING_MODE: &[Enumerant] = &[
     e(0x3, "Repeat", &[]),
     e(0x4, "RepeatMirrored", &[]),
 ];
-const SAMPLER_FILTER_MODE: &[Enumerant] = &[
-    e(0x0, "Nearest", &[]),
-    e(0x1, "Linear", &[]),
-];
+const SAMPLER_FILTER_MODE: &[Enumerant] = &[e(0x0, "Nearest", &[]), e(0x1, "Linear", &[])];
 const IMAGE_FORMAT: &[Enumerant] = &[
     e(0x0, "Unknown", &[]),
     e(0x1, "Rgba32f", &[]),
@@ -450,10 +616,7 @@ const FP_ROUNDING_MODE: &[Enumerant] = &[
     e(0x2, "RTP", &[]),
     e(0x3, "RTN", &[]),
 ];
-const FP_DENORM_MODE: &[Enumerant] = &[
-    e(0x0, "Preserve", &[]),
-    e(0x1, "FlushToZero", &[]),
-];
+const FP_DENORM_MODE: &[Enumerant] = &[e(0x0, "Preserve", &[]), e(0x1, "FlushToZero", &[])];
 const QUANTIZATION_MODES: &[Enumerant] = &[
     e(0x0, "TRN", &[]),
     e(0x1, "TRN_ZERO", &[]),
@@ -464,10 +627,7 @@ const QUANTIZATION_MODES: &[Enumerant] = &[
     e(0x6, "RND_CONV", &[]),
     e(0x7, "RND_CONV_ODD", &[]),
 ];
-const FP_OPERATION_MODE: &[Enumerant] = &[
-    e(0x0, "IEEE", &[]),
-    e(0x1, "ALT", &[]),
-];
+const FP_OPERATION_MODE: &[Enumerant] = &[e(0x0, "IEEE", &[]), e(0x1, "ALT", &[])];
 const OVERFLOW_MODES: &[Enumerant] = &[
     e(0x0, "WRAP", &[]),
     e(0x1, "SAT", &[]),
@@ -539,12 +699,24 @@ const DECORATION: &[Enumerant] = &[
     e(0x23, "Offset", &[p(K::LiteralInteger, Q::One)]),
     e(0x24, "XfbBuffer", &[p(K::LiteralInteger, Q::One)]),
     e(0x25, "XfbStride", &[p(K::LiteralInteger, Q::One)]),
-    e(0x26, "FuncParamAttr", &[p(K::FunctionParameterAttribute, Q::One)]),
+    e(
+        0x26,
+        "FuncParamAttr",
+        &[p(K::FunctionParameterAttribute, Q::One)],
+    ),
     e(0x27, "FPRoundingMode", &[p(K::FPRoundingMode, Q::One)]),
     e(0x28, "FPFastMathMode", &[p(K::FPFastMathMode, Q::One)]),
-    e(0x29, "LinkageAttributes", &[p(K::LiteralString, Q::One), p(K::LinkageType, Q::One)]),
+    e(
+        0x29,
+        "LinkageAttributes",
+        &[p(K::LiteralString, Q::One), p(K::LinkageType, Q::One)],
+    ),
     e(0x2a, "NoContraction", &[]),
-    e(0x2b, "InputAttachmentIndex", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x2b,
+        "InputAttachmentIndex",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x2c, "Alignment", &[p(K::LiteralInteger, Q::One)]),
     e(0x2d, "MaxByteOffset", &[p(K::LiteralInteger, Q::One)]),
     e(0x2e, "AlignmentId", &[p(K::IdRef, Q::One)]),
@@ -556,7 +728,11 @@ const DECORATION: &[Enumerant] = &[
     e(0x1188, "BlockMatchTextureQCOM", &[]),
     e(0x1193, "BlockMatchSamplerQCOM", &[]),
     e(0x1387, "ExplicitInterpAMD", &[]),
-    e(0x139b, "NodeSharesPayloadLimitsWithAMDX", &[p(K::IdRef, Q::One)]),
+    e(
+        0x139b,
+        "NodeSharesPayloadLimitsWithAMDX",
+        &[p(K::IdRef, Q::One)],
+    ),
     e(0x139c, "NodeMaxPayloadsAMDX", &[p(K::IdRef, Q::One)]),
     e(0x13d6, "TrackFinishWritingAMDX", &[]),
     e(0x13e3, "PayloadNodeNameAMDX", &[p(K::IdRef, Q::One)]),
@@ -569,7 +745,11 @@ const DECORATION: &[Enumerant] = &[
     e(0x1480, "OverrideCoverageNV", &[]),
     e(0x1482, "PassthroughNV", &[]),
     e(0x1484, "ViewportRelativeNV", &[]),
-    e(0x1488, "SecondaryViewportRelativeNV", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1488,
+        "SecondaryViewportRelativeNV",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x1497, "PerPrimitiveEXT", &[]),
     e(0x1498, "PerViewNV", &[]),
     e(0x1499, "PerTaskNV", &[]),
@@ -590,27 +770,63 @@ const DECORATION: &[Enumerant] = &[
     e(0x15e7, "ClobberINTEL", &[p(K::LiteralString, Q::One)]),
     e(0x15e8, "SideEffectsINTEL", &[]),
     e(0x15f8, "VectorComputeVariableINTEL", &[]),
-    e(0x15f9, "FuncParamIOKindINTEL", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x15f9,
+        "FuncParamIOKindINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x15fa, "VectorComputeFunctionINTEL", &[]),
     e(0x15fb, "StackCallINTEL", &[]),
-    e(0x15fc, "GlobalVariableOffsetINTEL", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x15fc,
+        "GlobalVariableOffsetINTEL",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x1602, "CounterBuffer", &[p(K::IdRef, Q::One)]),
     e(0x1603, "UserSemantic", &[p(K::LiteralString, Q::One)]),
     e(0x1604, "UserTypeGOOGLE", &[p(K::LiteralString, Q::One)]),
-    e(0x16be, "FunctionRoundingModeINTEL", &[p(K::LiteralInteger, Q::One), p(K::FPRoundingMode, Q::One)]),
-    e(0x16bf, "FunctionDenormModeINTEL", &[p(K::LiteralInteger, Q::One), p(K::FPDenormMode, Q::One)]),
+    e(
+        0x16be,
+        "FunctionRoundingModeINTEL",
+        &[p(K::LiteralInteger, Q::One), p(K::FPRoundingMode, Q::One)],
+    ),
+    e(
+        0x16bf,
+        "FunctionDenormModeINTEL",
+        &[p(K::LiteralInteger, Q::One), p(K::FPDenormMode, Q::One)],
+    ),
     e(0x16c1, "RegisterALTERA", &[]),
     e(0x16c2, "MemoryALTERA", &[p(K::LiteralString, Q::One)]),
     e(0x16c3, "NumbanksALTERA", &[p(K::LiteralInteger, Q::One)]),
     e(0x16c4, "BankwidthALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x16c5, "MaxPrivateCopiesALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x16c5,
+        "MaxPrivateCopiesALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x16c6, "SinglepumpALTERA", &[]),
     e(0x16c7, "DoublepumpALTERA", &[]),
-    e(0x16c8, "MaxReplicatesALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x16c8,
+        "MaxReplicatesALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x16c9, "SimpleDualPortALTERA", &[]),
-    e(0x16ca, "MergeALTERA", &[p(K::LiteralString, Q::One), p(K::LiteralString, Q::One)]),
-    e(0x16cb, "BankBitsALTERA", &[p(K::LiteralInteger, Q::ZeroOrMore)]),
-    e(0x16cc, "ForcePow2DepthALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x16ca,
+        "MergeALTERA",
+        &[p(K::LiteralString, Q::One), p(K::LiteralString, Q::One)],
+    ),
+    e(
+        0x16cb,
+        "BankBitsALTERA",
+        &[p(K::LiteralInteger, Q::ZeroOrMore)],
+    ),
+    e(
+        0x16cc,
+        "ForcePow2DepthALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x16fb, "StridesizeALTERA", &[p(K::LiteralInteger, Q::One)]),
     e(0x16fc, "WordsizeALTERA", &[p(K::LiteralInteger, Q::One)]),
     e(0x16fd, "TrueDualPortALTERA", &[]),
@@ -620,37 +836,131 @@ const DECORATION: &[Enumerant] = &[
     e(0x170e, "PrefetchALTERA", &[p(K::LiteralInteger, Q::One)]),
     e(0x1711, "StallEnableALTERA", &[]),
     e(0x1713, "FuseLoopsInFunctionALTERA", &[]),
-    e(0x1715, "MathOpDSPModeALTERA", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1715,
+        "MathOpDSPModeALTERA",
+        &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)],
+    ),
     e(0x171a, "AliasScopeINTEL", &[p(K::IdRef, Q::One)]),
     e(0x171b, "NoAliasINTEL", &[p(K::IdRef, Q::One)]),
-    e(0x171d, "InitiationIntervalALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x171e, "MaxConcurrencyALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x171f, "PipelineEnableALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1721, "BufferLocationALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1738, "IOPipeStorageALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x17c0, "FunctionFloatingPointModeINTEL", &[p(K::LiteralInteger, Q::One), p(K::FPOperationMode, Q::One)]),
+    e(
+        0x171d,
+        "InitiationIntervalALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x171e,
+        "MaxConcurrencyALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x171f,
+        "PipelineEnableALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1721,
+        "BufferLocationALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1738,
+        "IOPipeStorageALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x17c0,
+        "FunctionFloatingPointModeINTEL",
+        &[p(K::LiteralInteger, Q::One), p(K::FPOperationMode, Q::One)],
+    ),
     e(0x17c5, "SingleElementVectorINTEL", &[]),
     e(0x17c7, "VectorComputeCallableFunctionINTEL", &[]),
     e(0x17fc, "MediaBlockIOINTEL", &[]),
     e(0x1807, "StallFreeALTERA", &[]),
-    e(0x181a, "FPMaxErrorDecorationINTEL", &[p(K::LiteralFloat, Q::One)]),
-    e(0x181c, "LatencyControlLabelALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x181d, "LatencyControlConstraintALTERA", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x181a,
+        "FPMaxErrorDecorationINTEL",
+        &[p(K::LiteralFloat, Q::One)],
+    ),
+    e(
+        0x181c,
+        "LatencyControlLabelALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x181d,
+        "LatencyControlConstraintALTERA",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+            p(K::LiteralInteger, Q::One),
+        ],
+    ),
     e(0x181f, "ConduitKernelArgumentALTERA", &[]),
     e(0x1820, "RegisterMapKernelArgumentALTERA", &[]),
-    e(0x1821, "MMHostInterfaceAddressWidthALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1822, "MMHostInterfaceDataWidthALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1823, "MMHostInterfaceLatencyALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1824, "MMHostInterfaceReadWriteModeALTERA", &[p(K::AccessQualifier, Q::One)]),
-    e(0x1825, "MMHostInterfaceMaxBurstALTERA", &[p(K::LiteralInteger, Q::One)]),
-    e(0x1826, "MMHostInterfaceWaitRequestALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x1821,
+        "MMHostInterfaceAddressWidthALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1822,
+        "MMHostInterfaceDataWidthALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1823,
+        "MMHostInterfaceLatencyALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1824,
+        "MMHostInterfaceReadWriteModeALTERA",
+        &[p(K::AccessQualifier, Q::One)],
+    ),
+    e(
+        0x1825,
+        "MMHostInterfaceMaxBurstALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
+    e(
+        0x1826,
+        "MMHostInterfaceWaitRequestALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x1827, "StableKernelArgumentALTERA", &[]),
-    e(0x182c, "HostAccessINTEL", &[p(K::HostAccessQualifier, Q::One), p(K::LiteralString, Q::One)]),
-    e(0x182e, "InitModeALTERA", &[p(K::InitializationModeQualifier, Q::One)]),
-    e(0x182f, "ImplementInRegisterMapALTERA", &[p(K::LiteralInteger, Q::One)]),
+    e(
+        0x182c,
+        "HostAccessINTEL",
+        &[
+            p(K::HostAccessQualifier, Q::One),
+            p(K::LiteralString, Q::One),
+        ],
+    ),
+    e(
+        0x182e,
+        "InitModeALTERA",
+        &[p(K::InitializationModeQualifier, Q::One)],
+    ),
+    e(
+        0x182f,
+        "ImplementInRegisterMapALTERA",
+        &[p(K::LiteralInteger, Q::One)],
+    ),
     e(0x1867, "ConditionalINTEL", &[p(K::IdRef, Q::One)]),
-    e(0x192a, "CacheControlLoadINTEL", &[p(K::LiteralInteger, Q::One), p(K::LoadCacheControl, Q::One)]),
-    e(0x192b, "CacheControlStoreINTEL", &[p(K::LiteralInteger, Q::One), p(K::StoreCacheControl, Q::One)]),
+    e(
+        0x192a,
+        "CacheControlLoadINTEL",
+        &[p(K::LiteralInteger, Q::One), p(K::LoadCacheControl, Q::One)],
+    ),
+    e(
+        0x192b,
+        "CacheControlStoreINTEL",
+        &[
+            p(K::LiteralInteger, Q::One),
+            p(K::StoreCacheControl, Q::One),
+        ],
+    ),
 ];
 const BUILT_IN: &[Enumerant] = &[
     e(0x0, "Position", &[]),
@@ -1100,9 +1410,7 @@ const RAY_QUERY_CANDIDATE_INTERSECTION_TYPE: &[Enumerant] = &[
     e(0x0, "RayQueryCandidateIntersectionTriangleKHR", &[]),
     e(0x1, "RayQueryCandidateIntersectionAABBKHR", &[]),
 ];
-const PACKED_VECTOR_FORMAT: &[Enumerant] = &[
-    e(0x0, "PackedVectorFormat4x8Bit", &[]),
-];
+const PACKED_VECTOR_FORMAT: &[Enumerant] = &[e(0x0, "PackedVectorFormat4x8Bit", &[])];
 const COOPERATIVE_MATRIX_OPERANDS: &[Enumerant] = &[
     e(0x0, "NoneKHR", &[]),
     e(0x1, "MatrixASignedComponentsKHR", &[]),
@@ -1156,9 +1464,7 @@ const STORE_CACHE_CONTROL: &[Enumerant] = &[
     e(0x2, "WriteBackINTEL", &[]),
     e(0x3, "StreamingINTEL", &[]),
 ];
-const NAMED_MAXIMUM_NUMBER_OF_REGISTERS: &[Enumerant] = &[
-    e(0x0, "AutoINTEL", &[]),
-];
+const NAMED_MAXIMUM_NUMBER_OF_REGISTERS: &[Enumerant] = &[e(0x0, "AutoINTEL", &[])];
 const MATRIX_MULTIPLY_ACCUMULATE_OPERANDS: &[Enumerant] = &[
     e(0x0, "None", &[]),
     e(0x1, "MatrixASignedComponentsINTEL", &[]),
@@ -1255,7 +1561,11 @@ const DEBUGINFO_DEBUG_OPERATION: &[Enumerant] = &[
     e(0x1, "Plus", &[]),
     e(0x2, "Minus", &[]),
     e(0x3, "PlusUconst", &[p(K::LiteralInteger, Q::One)]),
-    e(0x4, "BitPiece", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x4,
+        "BitPiece",
+        &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)],
+    ),
     e(0x5, "Swap", &[]),
     e(0x6, "Xderef", &[]),
     e(0x7, "StackValue", &[]),
@@ -1308,12 +1618,20 @@ const OPENCL_DEBUGINFO100_DEBUG_OPERATION: &[Enumerant] = &[
     e(0x1, "Plus", &[]),
     e(0x2, "Minus", &[]),
     e(0x3, "PlusUconst", &[p(K::LiteralInteger, Q::One)]),
-    e(0x4, "BitPiece", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x4,
+        "BitPiece",
+        &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)],
+    ),
     e(0x5, "Swap", &[]),
     e(0x6, "Xderef", &[]),
     e(0x7, "StackValue", &[]),
     e(0x8, "Constu", &[p(K::LiteralInteger, Q::One)]),
-    e(0x9, "Fragment", &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)]),
+    e(
+        0x9,
+        "Fragment",
+        &[p(K::LiteralInteger, Q::One), p(K::LiteralInteger, Q::One)],
+    ),
 ];
 const OPENCL_DEBUGINFO100_DEBUG_IMPORTED_ENTITY: &[Enumerant] = &[
     e(0x0, "ImportedModule", &[]),
@@ -1341,9 +1659,8 @@ const NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_INFO_FLAGS: &[Enumerant] = &[
     e(0x10000, "FlagTypePassByReference", &[]),
     e(0x20000, "FlagUnknownPhysicalLayout", &[]),
 ];
-const NONSEMANTIC_SHADER_DEBUGINFO100_BUILD_IDENTIFIER_FLAGS: &[Enumerant] = &[
-    e(0x1, "IdentifierPossibleDuplicates", &[]),
-];
+const NONSEMANTIC_SHADER_DEBUGINFO100_BUILD_IDENTIFIER_FLAGS: &[Enumerant] =
+    &[e(0x1, "IdentifierPossibleDuplicates", &[])];
 const NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING: &[Enumerant] = &[
     e(0x0, "Unspecified", &[]),
     e(0x1, "Address", &[]),
@@ -1381,10 +1698,8 @@ const NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_IMPORTED_ENTITY: &[Enumerant] = &[
     e(0x0, "ImportedModule", &[]),
     e(0x1, "ImportedDeclaration", &[]),
 ];
-const NONSEMANTIC_CLSPVREFLECTION_KERNEL_PROPERTY_FLAGS: &[Enumerant] = &[
-    e(0x0, "None", &[]),
-    e(0x1, "MayUsePrintf", &[]),
-];
+const NONSEMANTIC_CLSPVREFLECTION_KERNEL_PROPERTY_FLAGS: &[Enumerant] =
+    &[e(0x0, "None", &[]), e(0x1, "MayUsePrintf", &[])];
 
 /// The enumerants of an enumerated or bit-mask operand kind, in grammar
 /// order, and whether the kind is a bit mask; `None` for other kinds.
@@ -1447,25 +1762,69 @@ pub(super) fn enumerants(kind: K) -> Option<(&'static [Enumerant], bool)> {
         K::CooperativeVectorMatrixLayout => (COOPERATIVE_VECTOR_MATRIX_LAYOUT, false),
         K::ComponentType => (COMPONENT_TYPE, false),
         K::TensorOperands => (TENSOR_OPERANDS, true),
-        K::Debuginfo(debuginfo::ExtOperandKind::DebugInfoFlags) => (DEBUGINFO_DEBUG_INFO_FLAGS, true),
-        K::Debuginfo(debuginfo::ExtOperandKind::DebugBaseTypeAttributeEncoding) => (DEBUGINFO_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, false),
-        K::Debuginfo(debuginfo::ExtOperandKind::DebugCompositeType) => (DEBUGINFO_DEBUG_COMPOSITE_TYPE, false),
-        K::Debuginfo(debuginfo::ExtOperandKind::DebugTypeQualifier) => (DEBUGINFO_DEBUG_TYPE_QUALIFIER, false),
-        K::Debuginfo(debuginfo::ExtOperandKind::DebugOperation) => (DEBUGINFO_DEBUG_OPERATION, false),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugInfoFlags) => (OPENCL_DEBUGINFO100_DEBUG_INFO_FLAGS, true),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugBaseTypeAttributeEncoding) => (OPENCL_DEBUGINFO100_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, false),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugCompositeType) => (OPENCL_DEBUGINFO100_DEBUG_COMPOSITE_TYPE, false),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugTypeQualifier) => (OPENCL_DEBUGINFO100_DEBUG_TYPE_QUALIFIER, false),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugOperation) => (OPENCL_DEBUGINFO100_DEBUG_OPERATION, false),
-        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugImportedEntity) => (OPENCL_DEBUGINFO100_DEBUG_IMPORTED_ENTITY, false),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugInfoFlags) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_INFO_FLAGS, true),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::BuildIdentifierFlags) => (NONSEMANTIC_SHADER_DEBUGINFO100_BUILD_IDENTIFIER_FLAGS, true),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugBaseTypeAttributeEncoding) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, false),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugCompositeType) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_COMPOSITE_TYPE, false),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugTypeQualifier) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_TYPE_QUALIFIER, false),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugOperation) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_OPERATION, false),
-        K::NonsemanticShaderDebuginfo100(nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugImportedEntity) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_IMPORTED_ENTITY, false),
-        K::NonsemanticClspvreflection(nonsemantic_clspvreflection::ExtOperandKind::KernelPropertyFlags) => (NONSEMANTIC_CLSPVREFLECTION_KERNEL_PROPERTY_FLAGS, true),
+        K::Debuginfo(debuginfo::ExtOperandKind::DebugInfoFlags) => {
+            (DEBUGINFO_DEBUG_INFO_FLAGS, true)
+        }
+        K::Debuginfo(debuginfo::ExtOperandKind::DebugBaseTypeAttributeEncoding) => {
+            (DEBUGINFO_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING, false)
+        }
+        K::Debuginfo(debuginfo::ExtOperandKind::DebugCompositeType) => {
+            (DEBUGINFO_DEBUG_COMPOSITE_TYPE, false)
+        }
+        K::Debuginfo(debuginfo::ExtOperandKind::DebugTypeQualifier) => {
+            (DEBUGINFO_DEBUG_TYPE_QUALIFIER, false)
+        }
+        K::Debuginfo(debuginfo::ExtOperandKind::DebugOperation) => {
+            (DEBUGINFO_DEBUG_OPERATION, false)
+        }
+        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugInfoFlags) => {
+            (OPENCL_DEBUGINFO100_DEBUG_INFO_FLAGS, true)
+        }
+        K::OpenclDebuginfo100(
+            opencl_debuginfo_100::ExtOperandKind::DebugBaseTypeAttributeEncoding,
+        ) => (
+            OPENCL_DEBUGINFO100_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING,
+            false,
+        ),
+        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugCompositeType) => {
+            (OPENCL_DEBUGINFO100_DEBUG_COMPOSITE_TYPE, false)
+        }
+        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugTypeQualifier) => {
+            (OPENCL_DEBUGINFO100_DEBUG_TYPE_QUALIFIER, false)
+        }
+        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugOperation) => {
+            (OPENCL_DEBUGINFO100_DEBUG_OPERATION, false)
+        }
+        K::OpenclDebuginfo100(opencl_debuginfo_100::ExtOperandKind::DebugImportedEntity) => {
+            (OPENCL_DEBUGINFO100_DEBUG_IMPORTED_ENTITY, false)
+        }
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugInfoFlags,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_INFO_FLAGS, true),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::BuildIdentifierFlags,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_BUILD_IDENTIFIER_FLAGS, true),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugBaseTypeAttributeEncoding,
+        ) => (
+            NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_BASE_TYPE_ATTRIBUTE_ENCODING,
+            false,
+        ),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugCompositeType,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_COMPOSITE_TYPE, false),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugTypeQualifier,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_TYPE_QUALIFIER, false),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugOperation,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_OPERATION, false),
+        K::NonsemanticShaderDebuginfo100(
+            nonsemantic_shader_debuginfo_100::ExtOperandKind::DebugImportedEntity,
+        ) => (NONSEMANTIC_SHADER_DEBUGINFO100_DEBUG_IMPORTED_ENTITY, false),
+        K::NonsemanticClspvreflection(
+            nonsemantic_clspvreflection::ExtOperandKind::KernelPropertyFlags,
+        ) => (NONSEMANTIC_CLSPVREFLECTION_KERNEL_PROPERTY_FLAGS, true),
         _ => return None,
     })
 }

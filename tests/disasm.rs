@@ -1,6 +1,7 @@
 //! The disassembler (`rspv_specialize::disasm::disassemble`, behind
 //! `--emit spvasm` and the golden files) against SPIRV-Tools, on every
-//! `.spv` under `tests/` and every saved fuzz input:
+//! `.spv` under `tests/`, every saved fuzz input, and the specialized golden
+//! and debug-info modules:
 //!
 //! - its text equals `spirv-dis --raw-id --no-indent` of SPIRV-Tools 2025.5
 //!   (header included: both print the module's own version, generator and
@@ -26,6 +27,7 @@ use std::process::Command;
 use common::{repo, spv_files};
 use rspv_specialize::disasm::disassemble;
 use rspv_specialize::module::words_from_bytes;
+use rspv_specialize::{ArchTables, Options, specialize};
 
 /// Enumerants that SPIRV-Tools before 2025.5 (Debian's 2023.1) prints by
 /// another name of the same value: `(older name, name printed now)`. The
@@ -214,34 +216,53 @@ fn meant_to_be_unreadable(name: &str) -> bool {
     name.starts_with("tests/data/fuzz-regressions/") || name.ends_with("undecodable.spv")
 }
 
-#[test]
-fn text_matches_spirv_dis_and_assembles_back() {
-    let Some((dis, asm)) = tools() else { return };
-    let mut failures = Vec::new();
-    let (mut compared, mut assembled, mut unreadable) = (0, 0, Vec::new());
-    for path in inputs() {
-        let name = path.strip_prefix(repo()).unwrap().display().to_string();
-        let bytes = std::fs::read(&path).unwrap();
+/// Checks modules one by one and keeps the tally.
+struct Checker {
+    dis: Tool,
+    asm: Tool,
+    failures: Vec<String>,
+    compared: usize,
+    assembled: usize,
+    unreadable: Vec<String>,
+}
+
+impl Checker {
+    fn new() -> Option<Checker> {
+        let (dis, asm) = tools()?;
+        Some(Checker {
+            dis,
+            asm,
+            failures: Vec::new(),
+            compared: 0,
+            assembled: 0,
+            unreadable: Vec::new(),
+        })
+    }
+
+    /// Checks the module in file `path`, called `name` in messages.
+    fn check(&mut self, name: &str, path: &Path) {
+        let bytes = std::fs::read(path).unwrap();
         let Ok((words, _)) = words_from_bytes(&bytes) else {
-            continue; // not a module at all: nothing to print
+            return; // not a module at all: nothing to print
         };
         let ours = match disassemble(&words) {
             Ok(t) => t,
             Err(e) => {
                 // Only a malformed header or word count may stop it; then
                 // spirv-dis must fail too.
-                if spirv_dis(&dis, &path).is_ok() {
-                    failures.push(format!("{name}: spirv-dis reads it, we fail: {e}"));
+                if spirv_dis(&self.dis, path).is_ok() {
+                    self.failures
+                        .push(format!("{name}: spirv-dis reads it, we fail: {e}"));
                 }
-                continue;
+                return;
             }
         };
-        let readable = match spirv_dis(&dis, &path) {
+        let readable = match spirv_dis(&self.dis, path) {
             Ok(theirs) => {
-                compared += 1;
-                let diff = differences(&ours, &theirs, &dis);
+                self.compared += 1;
+                let diff = differences(&ours, &theirs, &self.dis);
                 if !diff.is_empty() {
-                    failures.push(format!(
+                    self.failures.push(format!(
                         "{name}: differs from spirv-dis:\n{}",
                         diff.join("\n")
                     ));
@@ -249,36 +270,91 @@ fn text_matches_spirv_dis_and_assembles_back() {
                 true
             }
             Err(e) => {
-                if dis.is_current() && !meant_to_be_unreadable(&name) {
-                    failures.push(format!("{name}: spirv-dis cannot read it: {e}"));
+                if self.dis.is_current() && !meant_to_be_unreadable(name) {
+                    self.failures
+                        .push(format!("{name}: spirv-dis cannot read it: {e}"));
                 }
-                unreadable.push(name.clone());
+                self.unreadable.push(name.to_string());
                 false
             }
         };
         // An older spirv-as knows only the older names, and only what the
         // spirv-dis of its release can read.
-        let text = match (asm.is_current(), readable) {
+        let text = match (self.asm.is_current(), readable) {
             (true, _) => ours,
             (false, true) => renamed(&ours, false),
-            (false, false) => continue,
+            (false, false) => return,
         };
         let version = ((words[1] >> 16) & 0xff, (words[1] >> 8) & 0xff);
-        match spirv_as(&asm, &text, version, &path) {
-            Ok(back) if back == words[5..] => assembled += 1,
-            Ok(_) => failures.push(format!("{name}: spirv-as gives other instruction words")),
-            Err(e) => failures.push(format!("{name}: spirv-as rejects our text: {e}")),
+        match spirv_as(&self.asm, &text, version, path) {
+            Ok(back) if back == words[5..] => self.assembled += 1,
+            Ok(_) => self
+                .failures
+                .push(format!("{name}: spirv-as gives other instruction words")),
+            Err(e) => self
+                .failures
+                .push(format!("{name}: spirv-as rejects our text: {e}")),
         }
     }
-    eprintln!(
-        "{} v{}.{}: {compared} files equal to spirv-dis, {assembled} assembled back by {}; \
-         spirv-dis cannot read {}: {unreadable:?}",
-        dis.path.display(),
-        dis.version.0,
-        dis.version.1,
-        asm.path.display(),
-        unreadable.len()
-    );
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
-    assert!(compared > 0, "no file compared");
+
+    /// Says what was checked; fails with every failure.
+    fn finish(self) {
+        eprintln!(
+            "{} v{}.{}: {} modules equal to spirv-dis, {} assembled back by {}; \
+             spirv-dis cannot read {}: {:?}",
+            self.dis.path.display(),
+            self.dis.version.0,
+            self.dis.version.1,
+            self.compared,
+            self.assembled,
+            self.asm.path.display(),
+            self.unreadable.len(),
+            self.unreadable
+        );
+        assert!(self.failures.is_empty(), "{}", self.failures.join("\n\n"));
+        assert!(self.compared > 0, "no module compared");
+    }
+}
+
+#[test]
+fn text_matches_spirv_dis_and_assembles_back() {
+    let Some(mut checker) = Checker::new() else {
+        return;
+    };
+    for path in inputs() {
+        let name = path.strip_prefix(repo()).unwrap().display().to_string();
+        checker.check(&name, &path);
+    }
+    checker.finish();
+}
+
+/// What `--emit spvasm` prints: the specialized golden and debug-info
+/// modules, for a target where each predicate is true and one where it is
+/// false.
+#[test]
+fn specialized_outputs_match_spirv_dis() {
+    let Some(mut checker) = Checker::new() else {
+        return;
+    };
+    let tables = ArchTables::embedded();
+    let mut inputs = common::golden_cases("input.spv")
+        .into_iter()
+        .map(|d| d.join("input.spv"))
+        .collect::<Vec<_>>();
+    inputs.push(repo().join("tests/data/debug-info/k.spv"));
+    for input in inputs {
+        let bytes = std::fs::read(&input).unwrap();
+        for t in ["gfx950", "gfx1100"] {
+            let Ok(out) = specialize(&bytes, &tables.target(t).unwrap(), &Options::default())
+            else {
+                continue; // an expected failure (see the golden .err files)
+            };
+            let name = format!("{} for {t}", input.strip_prefix(repo()).unwrap().display());
+            let file = scratch(&input, &format!("{t}.spv"));
+            std::fs::write(&file, out.bytes()).unwrap();
+            checker.check(&name, &file);
+            let _ = std::fs::remove_file(&file);
+        }
+    }
+    checker.finish();
 }

@@ -14,9 +14,12 @@
 //!
 //! An instruction the grammar cannot describe (an unknown opcode, an
 //! unknown enumerant or mask bit, a constant of a non-numeric type, a word
-//! count that does not match its operands) prints as its raw words,
-//! `!0x…` each, followed by a comment saying why: `spirv-as` turns that
-//! line back into the same words, and nothing is guessed.
+//! count that does not match its operands, an instruction set SPIRV-Tools
+//! does not know) prints as its raw words, `!0x…` each, followed by a
+//! comment saying why: `spirv-as` turns that line back into the same words,
+//! and nothing is guessed. (`spirv-as` reads raw words after an instruction
+//! whose optional operands are absent as those operands, so such an
+//! instruction prints raw too when the next one does.)
 
 mod ext_inst;
 mod names;
@@ -54,30 +57,42 @@ pub fn disassemble(words: &[u32]) -> Result<String> {
             format!("bad magic number 0x{:08x} (expected 0x07230203)", words[0]),
         ));
     }
+    let mut out = header(words);
     let mut context = Context::default();
-    let mut lines = Vec::new();
+    // Each line is written once the next instruction is decoded: whether
+    // that one is raw decides how this one prints.
+    let mut pending: Option<(&[u32], Decoding)> = None;
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let inst = inst_at(words, at)?;
         let inst_words = &words[at..inst.end()];
-        lines.push((inst_words, context.decode(inst_words)));
+        let decoded = context.decode(inst_words);
         context.learn(inst_words);
+        let next_is_raw = decoded.is_err();
+        if let Some((prev_words, prev)) = pending.replace((inst_words, decoded)) {
+            write_line(&mut out, prev_words, prev, next_is_raw);
+        }
         at = inst.end();
     }
-    let mut out = header(words);
-    for (i, (inst_words, decoded)) in lines.iter().enumerate() {
-        let next_is_raw = lines.get(i + 1).is_some_and(|(_, d)| d.is_err());
-        match decoded {
-            Ok(Decoded { text, open }) if *open && next_is_raw => out.push_str(&raw(
-                inst_words,
-                &format!("{text} (raw too: spirv-as would read the next words as its operands)"),
-            )),
-            Ok(Decoded { text, .. }) => out.push_str(text),
-            Err(why) => out.push_str(&raw(inst_words, why)),
-        }
-        out.push('\n');
+    if let Some((prev_words, prev)) = pending {
+        write_line(&mut out, prev_words, prev, false);
     }
     Ok(out)
+}
+
+/// Appends the line of instruction `words`. An instruction that could take
+/// more operands prints raw when the next one does, or `spirv-as` would
+/// read the next one's words as its operands.
+fn write_line(out: &mut String, words: &[u32], decoded: Decoding, next_is_raw: bool) {
+    match decoded {
+        Ok(Decoded { text, open: true }) if next_is_raw => out.push_str(&raw(
+            words,
+            &format!("{text} (raw too: spirv-as would read the next words as its operands)"),
+        )),
+        Ok(Decoded { text, .. }) => out.push_str(&text),
+        Err(why) => out.push_str(&raw(words, &why)),
+    }
+    out.push('\n');
 }
 
 /// An instruction as its words (`!0x…`, which `spirv-as` copies as they
@@ -105,6 +120,9 @@ fn header(words: &[u32]) -> String {
         words[4]
     )
 }
+
+/// An instruction decoded as text, or why it cannot be.
+type Decoding = std::result::Result<Decoded, String>;
 
 /// An instruction decoded as text.
 struct Decoded {
@@ -140,7 +158,7 @@ struct Context {
 
 impl Context {
     /// One instruction as text, or why its words cannot be decoded.
-    fn decode(&self, words: &[u32]) -> std::result::Result<Decoded, String> {
+    fn decode(&self, words: &[u32]) -> Decoding {
         let opcode = (words[0] & 0xffff) as u16;
         let g = grammar(opcode).ok_or_else(|| format!("unknown opcode {opcode}"))?;
         if opcode == op::ExtInstImport
@@ -507,4 +525,87 @@ pub(crate) fn text(words: &[u32], g: &Globals) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `OpCapability Shader`.
+    const CAPABILITY_SHADER: [u32; 2] = [(2 << 16) | 17, 1];
+
+    fn module(bound: u32, insts: &[&[u32]]) -> Vec<u32> {
+        let mut words = vec![MAGIC, 0x0001_0300, (99 << 16) | 7, bound, 0];
+        insts.iter().for_each(|i| words.extend_from_slice(i));
+        words
+    }
+
+    fn body(words: &[u32]) -> Vec<String> {
+        let text = disassemble(words).unwrap();
+        text.lines().skip(5).map(str::to_string).collect()
+    }
+
+    #[test]
+    fn header_shows_the_modules_own_fields() {
+        let text = disassemble(&module(10, &[])).unwrap();
+        assert_eq!(
+            text,
+            "; SPIR-V\n; Version: 1.3\n; Generator: Unknown(99); 7\n; Bound: 10\n; Schema: 0\n"
+        );
+    }
+
+    #[test]
+    fn masks_print_low_bit_first_then_their_parameters() {
+        // %3 = OpLoad %1 %2 Volatile|Aligned 4, then with no bit set.
+        let load = [(6 << 16) | 61, 1, 3, 2, 3, 4];
+        let store = [(4 << 16) | 62, 2, 3, 0];
+        assert_eq!(
+            body(&module(4, &[&load, &store])),
+            ["%3 = OpLoad %1 %2 Volatile|Aligned 4", "OpStore %2 %3 None"]
+        );
+    }
+
+    #[test]
+    fn undecodable_instructions_print_raw_with_the_reason() {
+        let unknown = [(3 << 16) | 0xfff, 1, 2];
+        // OpDecorate %1 <9999>
+        let decorate = [(3 << 16) | 71, 1, 9999];
+        assert_eq!(
+            body(&module(2, &[&CAPABILITY_SHADER, &unknown, &decorate])),
+            [
+                "OpCapability Shader",
+                "!0x00030fff !0x00000001 !0x00000002 ; unknown opcode 4095",
+                "!0x00030047 !0x00000001 !0x0000270f ; OpDecorate: unknown Decoration 9999",
+            ]
+        );
+    }
+
+    #[test]
+    fn an_instruction_open_to_more_operands_prints_raw_before_a_raw_one() {
+        // OpEntryPoint GLCompute %1 "main" (its interface list may follow).
+        let entry = [(5 << 16) | 15, 5, 1, u32::from_le_bytes(*b"main"), 0];
+        let unknown = [(1 << 16) | 0xfff];
+        let lines = body(&module(2, &[&entry, &unknown]));
+        assert_eq!(
+            lines[0],
+            "!0x0005000f !0x00000005 !0x00000001 !0x6e69616d !0x00000000 ; \
+             OpEntryPoint GLCompute %1 \"main\" (raw too: spirv-as would read the next words \
+             as its operands)"
+        );
+        // Without a raw instruction after it, it prints as text.
+        assert_eq!(
+            body(&module(2, &[&entry])),
+            ["OpEntryPoint GLCompute %1 \"main\""]
+        );
+    }
+
+    #[test]
+    fn a_malformed_word_count_is_an_error_naming_its_offset() {
+        let e = disassemble(&module(2, &[&[(3 << 16) | 17, 1]])).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "byte 20: instruction with opcode 17 claims 3 words but only 2 remain"
+        );
+        assert!(disassemble(&[MAGIC, 0, 0]).is_err());
+    }
 }

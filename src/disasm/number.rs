@@ -171,7 +171,7 @@ mod tests {
         assert_eq!(f32s(f32::MAX), "3.40282347e+38");
         assert_eq!(f32s(f32::INFINITY), "0x1p+128");
         assert_eq!(f32s(f32::from_bits(0xffc0_0000)), "-0x1.8p+128");
-        assert_eq!(f32s(2f32.powi(-140)), "0x1p-140");
+        assert_eq!(f32s(f32::from_bits(1 << 9)), "0x1p-140");
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //! comment saying why: `spirv-as` turns that line back into the same words,
 //! and nothing is guessed. (`spirv-as` reads raw words after an instruction
 //! whose optional operands are absent as those operands, so such an
-//! instruction prints raw too when the next one does.)
+//! instruction prints raw too when the next one does.) Text that would not
+//! assemble back to the same words is not printed either: a literal string
+//! that is not UTF-8 or not padded with zeros, a literal narrower than 32
+//! bits whose high bits are not its sign or zeros.
 
 mod ext_inst;
 mod names;
@@ -59,39 +62,44 @@ pub fn disassemble(words: &[u32]) -> Result<String> {
     }
     let mut out = header(words);
     let mut context = Context::default();
-    // Each line is written once the next instruction is decoded: whether
-    // that one is raw decides how this one prints.
-    let mut pending: Option<(&[u32], Decoding)> = None;
+    // `spirv-as` reads raw words after an instruction that could take more
+    // operands as those operands, so such an instruction prints raw when
+    // the next one prints raw. A run of them waits for the first
+    // instruction that is not one.
+    let mut open_run: Vec<(&[u32], String)> = Vec::new();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let inst = inst_at(words, at)?;
         let inst_words = &words[at..inst.end()];
         let decoded = context.decode(inst_words);
         context.learn(inst_words);
-        let next_is_raw = decoded.is_err();
-        if let Some((prev_words, prev)) = pending.replace((inst_words, decoded)) {
-            write_line(&mut out, prev_words, prev, next_is_raw);
+        match decoded {
+            Ok(Decoded { text, open: true }) => open_run.push((inst_words, text)),
+            Ok(Decoded { text, open: false }) => {
+                for (_, text) in open_run.drain(..) {
+                    push_line(&mut out, &text);
+                }
+                push_line(&mut out, &text);
+            }
+            Err(why) => {
+                for (words, text) in open_run.drain(..) {
+                    let why =
+                        format!("{text} (raw: spirv-as would read the next words as its operands)");
+                    push_line(&mut out, &raw(words, &why));
+                }
+                push_line(&mut out, &raw(inst_words, &why));
+            }
         }
         at = inst.end();
     }
-    if let Some((prev_words, prev)) = pending {
-        write_line(&mut out, prev_words, prev, false);
+    for (_, text) in open_run {
+        push_line(&mut out, &text);
     }
     Ok(out)
 }
 
-/// Appends the line of instruction `words`. An instruction that could take
-/// more operands prints raw when the next one does, or `spirv-as` would
-/// read the next one's words as its operands.
-fn write_line(out: &mut String, words: &[u32], decoded: Decoding, next_is_raw: bool) {
-    match decoded {
-        Ok(Decoded { text, open: true }) if next_is_raw => out.push_str(&raw(
-            words,
-            &format!("{text} (raw too: spirv-as would read the next words as its operands)"),
-        )),
-        Ok(Decoded { text, .. }) => out.push_str(&text),
-        Err(why) => out.push_str(&raw(words, &why)),
-    }
+fn push_line(out: &mut String, line: &str) {
+    out.push_str(line);
     out.push('\n');
 }
 
@@ -230,6 +238,19 @@ impl Context {
     }
 }
 
+/// True when `word`, a literal of a `width`-bit type (below 32), has its
+/// high bits as SPIR-V requires: a copy of the sign bit for signed
+/// integers, zeros otherwise.
+fn fills_word_as_spirv_says(word: u32, numeric: Numeric, width: u32) -> bool {
+    let signed = matches!(numeric, Numeric::Int { signed: true, .. });
+    let shift = 32 - width;
+    if signed {
+        ((word << shift) as i32 >> shift) as u32 == word
+    } else {
+        word >> width == 0
+    }
+}
+
 /// `n word(s)`.
 fn words_count(n: usize) -> String {
     if n == 1 {
@@ -357,11 +378,26 @@ impl Line<'_> {
         Ok(())
     }
 
-    /// A literal string, quoted, with `"` and `\` escaped by `\`.
+    /// A literal string, quoted, with `"` and `\` escaped by `\`. One that
+    /// text cannot give back word for word (not UTF-8, or not padded with
+    /// zeros after its NUL) cannot be decoded.
     fn string(&mut self) -> Why {
-        let (s, n) = literal_string(self.words, self.pos, self.words.len())
-            .map_err(|_| "literal string has no terminating NUL".to_string())?;
-        self.pos += n;
+        let mut bytes = Vec::new();
+        loop {
+            let word = self
+                .word()
+                .map_err(|_| "literal string has no terminating NUL")?
+                .to_le_bytes();
+            if let Some(nul) = word.iter().position(|&b| b == 0) {
+                if word[nul..].iter().any(|&b| b != 0) {
+                    return Err("literal string is not padded with zeros after its NUL".into());
+                }
+                bytes.extend_from_slice(&word[..nul]);
+                break;
+            }
+            bytes.extend_from_slice(&word);
+        }
+        let s = std::str::from_utf8(&bytes).map_err(|_| "literal string is not UTF-8")?;
         let mut quoted = String::with_capacity(s.len() + 2);
         quoted.push('"');
         for c in s.chars() {
@@ -386,6 +422,12 @@ impl Line<'_> {
             Numeric::Int { width, .. } | Numeric::Float { width, .. } => width,
         };
         let low = self.word()?;
+        if width < 32 && !fills_word_as_spirv_says(low, numeric, width) {
+            return Err(format!(
+                "literal 0x{low:08x} does not extend a {width}-bit value to 32 bits \
+                 as SPIR-V requires"
+            ));
+        }
         let text = match (numeric, width.div_ceil(32)) {
             (Numeric::Int { signed, .. }, 1) => number::int32(low, signed),
             (Numeric::Int { signed, .. }, 2) => number::int64(self.wide(low)?, signed),
@@ -456,8 +498,9 @@ impl Line<'_> {
         let inner = self.word()?;
         let g = u16::try_from(inner)
             .ok()
+            .filter(|&o| o != op::SpecConstantOp)
             .and_then(grammar)
-            .ok_or_else(|| format!("unknown opcode {inner}"))?;
+            .ok_or_else(|| format!("{inner} is not an opcode OpSpecConstantOp takes"))?;
         self.push(g.opname);
         let ops: Vec<LogicalOperand> = g
             .operands
@@ -581,21 +624,58 @@ mod tests {
     }
 
     #[test]
-    fn an_instruction_open_to_more_operands_prints_raw_before_a_raw_one() {
-        // OpEntryPoint GLCompute %1 "main" (its interface list may follow).
+    fn instructions_open_to_more_operands_print_raw_before_a_raw_one() {
+        // OpEntryPoint GLCompute %1 "main" (its interface list may follow),
+        // OpSource Unknown 0 (its file and source may follow).
         let entry = [(5 << 16) | 15, 5, 1, u32::from_le_bytes(*b"main"), 0];
+        let source = [(3 << 16) | 3, 0, 0];
         let unknown = [(1 << 16) | 0xfff];
-        let lines = body(&module(2, &[&entry, &unknown]));
+        let lines = body(&module(2, &[&entry, &source, &unknown]));
+        assert_eq!(
+            lines,
+            [
+                "!0x0005000f !0x00000005 !0x00000001 !0x6e69616d !0x00000000 ; \
+                 OpEntryPoint GLCompute %1 \"main\" (raw: spirv-as would read the next words \
+                 as its operands)",
+                "!0x00030003 !0x00000000 !0x00000000 ; OpSource Unknown 0 (raw: spirv-as would \
+                 read the next words as its operands)",
+                "!0x00010fff ; unknown opcode 4095",
+            ]
+        );
+        // Without a raw instruction after them, they print as text; a
+        // closed instruction between stops the run.
+        assert_eq!(
+            body(&module(2, &[&entry, &source, &CAPABILITY_SHADER, &unknown]))[..3],
+            [
+                "OpEntryPoint GLCompute %1 \"main\"",
+                "OpSource Unknown 0",
+                "OpCapability Shader"
+            ]
+        );
+    }
+
+    #[test]
+    fn text_that_would_not_assemble_to_the_same_words_prints_raw() {
+        // OpName %1 "a" with garbage after the NUL; OpName %1 "\xff".
+        let padded = [(3 << 16) | 5, 1, 0x0800_0061];
+        let not_utf8 = [(3 << 16) | 5, 1, 0xff];
+        // %3 = OpConstant %1 0x1ff for an 8-bit unsigned %1.
+        let u8_type = [(4 << 16) | 21, 1, 8, 0];
+        let constant = [(4 << 16) | 43, 1, 3, 0x1ff];
+        let lines = body(&module(4, &[&padded, &not_utf8, &u8_type, &constant]));
         assert_eq!(
             lines[0],
-            "!0x0005000f !0x00000005 !0x00000001 !0x6e69616d !0x00000000 ; \
-             OpEntryPoint GLCompute %1 \"main\" (raw too: spirv-as would read the next words \
-             as its operands)"
+            "!0x00030005 !0x00000001 !0x08000061 ; OpName: literal string is not padded with \
+             zeros after its NUL"
         );
-        // Without a raw instruction after it, it prints as text.
         assert_eq!(
-            body(&module(2, &[&entry])),
-            ["OpEntryPoint GLCompute %1 \"main\""]
+            lines[1],
+            "!0x00030005 !0x00000001 !0x000000ff ; OpName: literal string is not UTF-8"
+        );
+        assert_eq!(
+            lines[3],
+            "!0x0004002b !0x00000001 !0x00000003 !0x000001ff ; OpConstant: literal 0x000001ff \
+             does not extend a 8-bit value to 32 bits as SPIR-V requires"
         );
     }
 

@@ -104,9 +104,11 @@ fn push_line(out: &mut String, line: &str) {
 }
 
 /// An instruction as its words (`!0x…`, which `spirv-as` copies as they
-/// are) and a comment.
+/// are) and a comment, kept on one line (a string in it may hold line
+/// breaks).
 fn raw(words: &[u32], comment: &str) -> String {
     let words: Vec<String> = words.iter().map(|w| format!("!0x{w:08x}")).collect();
+    let comment = comment.replace('\n', "\\n").replace('\r', "\\r");
     format!("{} ; {comment}", words.join(" "))
 }
 
@@ -652,6 +654,16 @@ mod tests {
                 "OpCapability Shader"
             ]
         );
+    }
+
+    #[test]
+    fn a_raw_line_stays_one_line() {
+        // OpEntryPoint GLCompute %1 "a\nb", then an unknown opcode.
+        let entry = [(4 << 16) | 15, 5, 1, u32::from_le_bytes(*b"a\nb\0")];
+        let unknown = [(1 << 16) | 0xfff];
+        let lines = body(&module(2, &[&entry, &unknown]));
+        assert_eq!(lines.len(), 2);
+        assert!(lines[0].ends_with("OpEntryPoint GLCompute %1 \"a\\nb\" (raw: spirv-as would read the next words as its operands)"), "{}", lines[0]);
     }
 
     #[test]

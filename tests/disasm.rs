@@ -7,7 +7,8 @@
 //!   (header included: both print the module's own version, generator and
 //!   bound). With an older spirv-dis (Debian's 2023.1) the instruction
 //!   lines may differ only by the enumerant aliases in [`OLDER_NAMES`], and
-//!   the header only by the generator's name;
+//!   the header only by the generator's name; with a newer one, by the
+//!   renames in [`NEWER_NAMES`];
 //! - `spirv-as --preserve-numeric-ids --target-env spv1.N` of its text gives
 //!   back the module's instruction words;
 //! - it reads what spirv-dis cannot (module-scope `OpExtInst` included);
@@ -29,10 +30,28 @@ use rspv_specialize::disasm::disassemble;
 use rspv_specialize::module::words_from_bytes;
 use rspv_specialize::{ArchTables, Options, specialize};
 
-/// Enumerants that SPIRV-Tools before 2025.5 (Debian's 2023.1) prints by
-/// another name of the same value: `(older name, name printed now)`. The
-/// grammar now lists the second first (the first became an alias).
-const OLDER_NAMES: &[(&str, &str)] = &[("OptNoneINTEL", "OptNoneEXT")];
+/// Names SPIRV-Tools before 2025.5 (Debian's 2023.1) prints for a value
+/// the disassembler names otherwise: `(ours, theirs)`. SPIRV-Headers has
+/// since listed ours first, theirs as an alias.
+const OLDER_NAMES: &[(&str, &str)] = &[("OptNoneEXT", "OptNoneINTEL")];
+
+/// Names SPIRV-Tools after 2025.5 may print for a value the disassembler
+/// names as 2025.5 does: `(ours, theirs)`, the renames in rspirv's newer
+/// grammar (SPIRV-Headers vulkan-sdk-1.4.341.0).
+const NEWER_NAMES: &[(&str, &str)] = &[
+    (
+        "GroupNonUniformPartitionedNV",
+        "GroupNonUniformPartitionedEXT",
+    ),
+    ("PartitionedReduceNV", "PartitionedReduceEXT"),
+    ("PartitionedInclusiveScanNV", "PartitionedInclusiveScanEXT"),
+    ("PartitionedExclusiveScanNV", "PartitionedExclusiveScanEXT"),
+    (
+        "OpGroupNonUniformPartitionNV",
+        "OpGroupNonUniformPartitionEXT",
+    ),
+    ("OpTypeCooperativeVectorNV", "OpTypeVectorIdEXT"),
+];
 
 /// A SPIRV-Tools program and its version (`(2025, 5)`).
 struct Tool {
@@ -55,9 +74,18 @@ impl Tool {
         })
     }
 
-    /// True from SPIRV-Tools 2025.5 on, whose grammar is rspirv's.
+    /// True for SPIRV-Tools 2025.5, whose names the disassembler prints.
     fn is_current(&self) -> bool {
-        self.version >= (2025, 5)
+        self.version == (2025, 5)
+    }
+
+    /// The names this version prints otherwise: `(ours, theirs)`.
+    fn other_names(&self) -> &'static [(&'static str, &'static str)] {
+        match self.version.cmp(&(2025, 5)) {
+            std::cmp::Ordering::Less => OLDER_NAMES,
+            std::cmp::Ordering::Equal => &[],
+            std::cmp::Ordering::Greater => NEWER_NAMES,
+        }
     }
 }
 
@@ -160,16 +188,16 @@ fn spirv_as(asm: &Tool, text: &str, version: (u32, u32), path: &Path) -> Result<
     Ok(words[5..].to_vec())
 }
 
-/// `text` with each enumerant of [`OLDER_NAMES`] renamed: from the older
-/// name to the current one (`to_current`), or back.
-fn renamed(text: &str, to_current: bool) -> String {
+/// `text` with each name of `names` (`(ours, theirs)` pairs) renamed:
+/// from theirs to ours (`to_ours`), or back.
+fn renamed(text: &str, names: &[(&str, &str)], to_ours: bool) -> String {
     let mut out = String::new();
     let mut token = String::new();
     for c in text.chars().chain(std::iter::once('\0')) {
         if c == ' ' || c == '|' || c == '\n' || c == '\0' {
-            let other = OLDER_NAMES.iter().find_map(|&(old, new)| match to_current {
-                true if old == token => Some(new),
-                false if new == token => Some(old),
+            let other = names.iter().find_map(|&(ours, theirs)| match to_ours {
+                true if theirs == token => Some(ours),
+                false if ours == token => Some(theirs),
                 _ => None,
             });
             out.push_str(other.unwrap_or(&token));
@@ -198,7 +226,7 @@ fn differences(ours: &str, theirs: &str, dis: &Tool) -> Vec<String> {
                 && if x.starts_with("; Generator: ") {
                     y.starts_with("; Generator: ")
                 } else {
-                    *x == renamed(y, true)
+                    *x == renamed(y, dis.other_names(), true)
                 });
         if !same {
             out.push(format!(
@@ -282,7 +310,7 @@ impl Checker {
         // spirv-dis of its release can read.
         let text = match (self.asm.is_current(), readable) {
             (true, _) => ours,
-            (false, true) => renamed(&ours, false),
+            (false, true) => renamed(&ours, self.asm.other_names(), false),
             (false, false) => return,
         };
         let version = ((words[1] >> 16) & 0xff, (words[1] >> 8) & 0xff);

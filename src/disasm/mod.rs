@@ -7,10 +7,11 @@
 //! the module's own version, generator and bound. It reads every module the
 //! tool reads, including module-scope `OpExtInst` (debug info), and is
 //! driven by the same grammar as the pass ([`crate::operands`]: rspirv's
-//! tables), plus enumerant names and parameters generated from the same
-//! grammar version ([`names`]). Numbers print by their type (see
-//! [`number`]); extended instructions by name for the sets SPIRV-Tools
-//! names (see [`ext_inst`]).
+//! tables) for the operand layouts, plus enumerant names and parameters,
+//! and the few opcode names that differ, generated from SPIRV-Tools
+//! 2025.5's grammar (rspirv's is slightly newer and renames a few; see
+//! [`names`]). Numbers print by their type (see [`number`]); extended
+//! instructions by name for the sets SPIRV-Tools names (see [`ext_inst`]).
 //!
 //! An instruction the grammar cannot describe (an unknown opcode, an
 //! unknown enumerant or mask bit, a constant of a non-numeric type, a word
@@ -28,7 +29,7 @@ mod ext_inst;
 mod names;
 mod number;
 
-use rspirv::grammar::{LogicalOperand, OperandKind as K, OperandQuantifier as Q};
+use rspirv::grammar::{Instruction, LogicalOperand, OperandKind as K, OperandQuantifier as Q};
 
 use crate::error::{Result, binary};
 use crate::fastmap::Map;
@@ -189,17 +190,17 @@ impl Context {
             context: self,
         };
         line.operands(g.operands)
-            .map_err(|why| format!("Op{}: {why}", g.opname))?;
+            .map_err(|why| format!("Op{}: {why}", name_of(g)))?;
         if line.pos < words.len() {
             return Err(format!(
                 "Op{}: {} more than its operands take",
-                g.opname,
+                name_of(g),
                 words_count(words.len() - line.pos)
             ));
         }
         let text = match line.result {
-            Some(r) => format!("%{r} = Op{}{}", g.opname, line.text),
-            None => format!("Op{}{}", g.opname, line.text),
+            Some(r) => format!("%{r} = Op{}{}", name_of(g), line.text),
+            None => format!("Op{}{}", name_of(g), line.text),
         };
         Ok(Decoded {
             text,
@@ -250,6 +251,15 @@ fn fills_word_as_spirv_says(word: u32, numeric: Numeric, width: u32) -> bool {
         ((word << shift) as i32 >> shift) as u32 == word
     } else {
         word >> width == 0
+    }
+}
+
+/// The name SPIRV-Tools 2025.5 gives an instruction, without `Op`.
+fn name_of(g: &'static Instruction<'static>) -> &'static str {
+    let opcode = g.opcode as u16;
+    match names::OPCODE_RENAMES.iter().find(|(op, _)| *op == opcode) {
+        Some((_, name)) => name,
+        None => g.opname,
     }
 }
 
@@ -503,7 +513,7 @@ impl Line<'_> {
             .filter(|&o| o != op::SpecConstantOp)
             .and_then(grammar)
             .ok_or_else(|| format!("{inner} is not an opcode OpSpecConstantOp takes"))?;
-        self.push(g.opname);
+        self.push(name_of(g));
         let ops: Vec<LogicalOperand> = g
             .operands
             .iter()

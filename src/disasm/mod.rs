@@ -241,7 +241,7 @@ impl Context {
     }
 }
 
-/// True when `word`, a literal of a `width`-bit type (below 32), has its
+/// True when `word`, a literal of a `width`-bit type (1 to 31), has its
 /// high bits as SPIR-V requires: a copy of the sign bit for signed
 /// integers, zeros otherwise.
 fn fills_word_as_spirv_says(word: u32, numeric: Numeric, width: u32) -> bool {
@@ -433,6 +433,9 @@ impl Line<'_> {
         let width = match numeric {
             Numeric::Int { width, .. } | Numeric::Float { width, .. } => width,
         };
+        if !(1..=64).contains(&width) {
+            return Err(format!("%{ty} is {width} bits wide (1 to 64 are read)"));
+        }
         let low = self.word()?;
         if width < 32 && !fills_word_as_spirv_says(low, numeric, width) {
             return Err(format!(
@@ -440,33 +443,23 @@ impl Line<'_> {
                  as SPIR-V requires"
             ));
         }
-        let text = match (numeric, width.div_ceil(32)) {
-            (Numeric::Int { signed, .. }, 1) => number::int32(low, signed),
-            (Numeric::Int { signed, .. }, 2) => number::int64(self.wide(low)?, signed),
-            (
-                Numeric::Float {
-                    format: Some(f), ..
-                },
-                1,
-            ) => number::float(low.into(), f),
-            (
-                Numeric::Float {
-                    format: Some(f), ..
-                },
-                2,
-            ) => number::float(self.wide(low)?, f),
-            (Numeric::Float { format: None, .. }, _) => {
+        let value = if width > 32 {
+            u64::from(low) | (u64::from(self.word()?) << 32)
+        } else {
+            u64::from(low)
+        };
+        let text = match numeric {
+            Numeric::Int { signed, .. } if width > 32 => number::int64(value, signed),
+            Numeric::Int { signed, .. } => number::int32(low, signed),
+            Numeric::Float {
+                format: Some(f), ..
+            } => number::float(value, f),
+            Numeric::Float { format: None, .. } => {
                 return Err(format!("%{ty} is a float type SPIR-V does not define"));
             }
-            _ => return Err(format!("%{ty} is {width} bits wide (1 to 64 are read)")),
         };
         self.push(&text);
         Ok(())
-    }
-
-    /// The 64-bit value whose low word is `low` and whose high word is next.
-    fn wide(&mut self, low: u32) -> std::result::Result<u64, String> {
-        Ok(u64::from(low) | (u64::from(self.word()?) << 32))
     }
 
     /// The instruction number of `OpExtInst` (the set is the operand before
@@ -674,6 +667,27 @@ mod tests {
         let lines = body(&module(2, &[&entry, &unknown]));
         assert_eq!(lines.len(), 2);
         assert!(lines[0].ends_with("OpEntryPoint GLCompute %1 \"a\\nb\" (raw: spirv-as would read the next words as its operands)"), "{}", lines[0]);
+    }
+
+    #[test]
+    fn literals_of_unreadable_widths_print_raw() {
+        // %2 = OpTypeInt 0 0, %3 = OpConstant %2 0; %4 = OpTypeInt 1 1,
+        // %5 = OpConstant %4 -1 (0xffffffff, a 1-bit signed value).
+        let lines = body(&module(
+            6,
+            &[
+                &[(4 << 16) | 21, 2, 0, 0],
+                &[(4 << 16) | 43, 2, 3, 0],
+                &[(4 << 16) | 21, 4, 1, 1],
+                &[(4 << 16) | 43, 4, 5, u32::MAX],
+            ],
+        ));
+        assert_eq!(
+            lines[1],
+            "!0x0004002b !0x00000002 !0x00000003 !0x00000000 ; OpConstant: %2 is 0 bits wide \
+             (1 to 64 are read)"
+        );
+        assert_eq!(lines[3], "%5 = OpConstant %4 -1");
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! workspace's `capi` crate (`librspv_specialize`, `rspv_specialize.h`).
 
 pub mod arch;
-mod disasm;
+pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;

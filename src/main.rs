@@ -113,7 +113,7 @@ impl SpecializeArgs {
 enum ModuleFormat {
     /// SPIR-V binary.
     Spv,
-    /// SPIR-V assembly text (rspirv's disassembly).
+    /// SPIR-V assembly text (as `spirv-dis --raw-id --no-indent` prints it).
     Spvasm,
 }
 

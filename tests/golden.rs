@@ -2,8 +2,9 @@
 //!
 //! Each `tests/golden/<case>/` holds `input.spv` (built from the source next
 //! to it by `tests/golden/build.sh`) and `expected/<target>.spvasm` — the
-//! specialized module as rspirv disassembles it — or `expected/<target>.err`
-//! for an expected failure. `RSPV_BLESS=1 cargo test --test golden` rewrites
+//! specialized module as `rspv_specialize::disasm` prints it (what
+//! `spirv-dis --raw-id --no-indent` prints) — or `expected/<target>.err` for
+//! an expected failure. `RSPV_BLESS=1 cargo test --test golden` rewrites
 //! the expected files; CI never sets it. Every output is also checked with
 //! `spirv-val` (required when `CI` is set), for determinism, for idempotence
 //! and for the absence of any predicate or table.

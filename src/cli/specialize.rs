@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use rspv_specialize::module::write_words;
-use rspv_specialize::{Error, Options, Prepared};
+use rspv_specialize::{Options, Prepared};
 
 use super::io::{display_path, load_tables, read_words, resolve_target, write_output, write_with};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
@@ -70,8 +70,9 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
             write_with(&output, &mut |w| write_words(w, out.words(), out.endian()))?
         }
         ModuleFormat::Spvasm => {
-            let text = disassemble(&out.bytes()).map_err(|e| Failure::in_file(&file, e))?;
-            write_output(&output, &text)?
+            let text = rspv_specialize::disasm::disassemble(out.words())
+                .map_err(|e| Failure::in_file(&file, e))?;
+            write_output(&output, text.as_bytes())?
         }
     }
     match args.report_format() {
@@ -92,14 +93,4 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// SPIR-V assembly text of a module, by rspirv's disassembler.
-fn disassemble(bytes: &[u8]) -> Result<Vec<u8>, Error> {
-    use rspirv::binary::Disassemble;
-    let module = rspirv::dr::load_bytes(bytes).map_err(|e| Error::Io {
-        path: "--emit spvasm".to_string(),
-        message: format!("rspirv cannot disassemble the output ({e}); write binary instead"),
-    })?;
-    Ok((module.disassemble() + "\n").into_bytes())
 }

@@ -289,10 +289,10 @@ fn distinct(outs: &[Specialized]) -> Vec<(Vec<usize>, &Specialized)> {
 /// what was written, else as written.
 fn target_label(t: &Target<'_>) -> String {
     let written = t.given().split(':').next().unwrap_or_default();
-    if written == t.processor().name {
+    if written == t.processor_name() {
         t.given().to_string()
     } else {
-        format!("{}={}", t.given(), t.processor().name)
+        format!("{}={}", t.given(), t.processor_name())
     }
 }
 

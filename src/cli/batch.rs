@@ -19,7 +19,7 @@ use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target,
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::io::{display_path, write_output, write_with};
+use super::io::{display_path, module_bytes, write_output};
 use super::targets::display_order;
 use crate::{Failure, ReportFormat, SpecializeArgs};
 
@@ -107,8 +107,8 @@ pub(crate) fn run_batch(
     let mut entries: Vec<Value> = Vec::new();
     for (job, out) in jobs.iter().zip(&outs) {
         let path = out_dir.join(&job.file);
-        let data = out.bytes();
-        if let Err(e) = write_with(&path, &mut |w| w.write_all(&data)) {
+        let data = module_bytes(out.words(), out.endian());
+        if let Err(e) = write_output(&path, &data, args.fsync) {
             for p in &written {
                 let _ = std::fs::remove_file(p);
             }
@@ -123,7 +123,7 @@ pub(crate) fn run_batch(
         "targets": entries,
     });
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    write_output(&out_dir.join(MANIFEST), text.as_bytes())?;
+    write_output(&out_dir.join(MANIFEST), text.as_bytes(), args.fsync)?;
     match args.report_format() {
         ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &outs)),
         ReportFormat::Json => eprintln!(

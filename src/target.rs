@@ -461,6 +461,56 @@ mod tests {
     }
 
     #[test]
+    fn feature_bitset_matches_the_processor_feature_maps() {
+        // For every processor, wave choice and modifier: the feature set by
+        // name is the processor's map with the wave swap and the `+`
+        // modifiers, and `has.F` is true exactly for its members.
+        let t = ArchTables::embedded();
+        let every: BTreeSet<&str> = t
+            .processors()
+            .iter()
+            .flat_map(|p| p.features.iter().map(String::as_str))
+            .chain(["wavefrontsize32", "wavefrontsize64", "xnack", "sramecc"])
+            .collect();
+        for p in t.processors() {
+            let mut ids = vec![p.name.clone()];
+            ids.extend(
+                p.target_id_features
+                    .iter()
+                    .map(|f| format!("{}:{f}+", p.name)),
+            );
+            ids.extend(
+                p.target_id_features
+                    .iter()
+                    .map(|f| format!("{}:{f}-", p.name)),
+            );
+            for id in &ids {
+                for wave64 in [false, true] {
+                    let Ok(target) = t.target_with(id, &TargetOptions { wave64 }) else {
+                        assert!(wave64 && !p.wavefront_sizes.contains(&64), "{id}");
+                        continue;
+                    };
+                    let mut want = p.features.clone();
+                    if wave64 && p.is_dual_wave() {
+                        want.remove("wavefrontsize32");
+                        want.insert("wavefrontsize64".to_string());
+                    }
+                    if let Some(f) = id.split(':').nth(1).and_then(|m| m.strip_suffix('+')) {
+                        want.insert(f.to_string());
+                    }
+                    assert_eq!(target.features(), &want, "{id} wave64 {wave64}");
+                    assert_eq!(target.processor_name(), p.name);
+                    for f in &every {
+                        let e = target.evaluate(&format!("has.{f}")).unwrap();
+                        assert_eq!(e.value, want.contains(*f), "{id} wave64 {wave64}: {f}");
+                        assert_eq!(e.note, None, "{f} is known");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn bad_targets() {
         let t = ArchTables::embedded();
         match t.target("gfx95").unwrap_err() {

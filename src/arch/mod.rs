@@ -5,8 +5,8 @@
 //! library at build time ([`ArchTables::embedded`]: statics, nothing is parsed
 //! at run time); [`ArchTables::from_dir`] loads another set at run time, so a
 //! new GPU needs a YAML file, not a rebuild. Both are read by the same code
-//! ([`schema`], which `build.rs` includes). Schema errors name the file and
-//! line. Tables are plain immutable data (`Send + Sync`).
+//! (`src/arch/schema.rs`, which `build.rs` includes). Schema errors name the
+//! file and line. Tables are plain immutable data (`Send + Sync`).
 //!
 //! Lookups (names, feature sets, builtins by requirement) go through an
 //! index of sorted lists and bitsets; the owned [`Processor`] and [`Builtin`]

@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 
-use crate::arch::{ArchTables, Processor, ProcessorEntry};
+use crate::arch::{ArchTables, Processor, ProcessorEntry, bit, set_bit};
 use crate::error::{Error, Result};
 use crate::feature_expr;
 
@@ -219,12 +219,7 @@ fn resolve<'t>(tables: TablesRef<'t>, id: &str, options: &TargetOptions) -> Resu
     // The wave and target-ID features are always in the feature list.
     let mut set = |name: &str, on: bool| {
         if let Some(i) = table_index.feature_bit(name) {
-            let bit = 1 << (i % 64);
-            if on {
-                features[i / 64] |= bit;
-            } else {
-                features[i / 64] &= !bit;
-            }
+            set_bit(&mut features, i, on);
         }
     };
     let mut wavefront_size = processor.default_wavefront_size;
@@ -302,9 +297,9 @@ impl Target<'_> {
         })
     }
 
-    /// True when bit `i` of the feature bitset is set.
+    /// True when the target has the feature of bit `i`.
     fn has_bit(&self, i: usize) -> bool {
-        self.features[i / 64] & (1 << (i % 64)) != 0
+        bit(&self.features, i)
     }
 
     /// The value of the predicate named `name` (`is.X` or `has.EXPR`) for

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 mod schema;
 
 pub use schema::{BUILTINS_FILE, Builtin, Processor};
-pub(crate) use schema::{Index, ProcessorEntry};
+pub(crate) use schema::{Index, ProcessorEntry, bit, set_bit};
 
 use crate::error::{Error, Result};
 
@@ -215,7 +215,7 @@ impl ProcessorEntry {
             features: features
                 .iter()
                 .enumerate()
-                .filter(|(i, _)| self.features[i / 64] & (1 << (i % 64)) != 0)
+                .filter(|(i, _)| schema::bit(&self.features, *i))
                 .map(|(_, f)| f.to_string())
                 .collect(),
             source: self

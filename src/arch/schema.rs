@@ -248,7 +248,7 @@ impl Index {
             let mut bits = vec![0u64; features.len().div_ceil(64)];
             for f in set {
                 if let Ok(i) = features.binary_search_by(|n| n.as_ref().cmp(f)) {
-                    bits[i / 64] |= 1 << (i % 64);
+                    set_bit(&mut bits, i, true);
                 }
             }
             bits.into()
@@ -288,6 +288,20 @@ impl Index {
                 .collect(),
             builtins_by_requirement: by_requirement.into(),
         }
+    }
+}
+
+/// True when bit `i` of the feature bitset `bits` is set.
+pub(crate) fn bit(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] & (1 << (i % 64)) != 0
+}
+
+/// Sets or clears bit `i` of the feature bitset `bits`.
+pub(crate) fn set_bit(bits: &mut [u64], i: usize, on: bool) {
+    if on {
+        bits[i / 64] |= 1 << (i % 64);
+    } else {
+        bits[i / 64] &= !(1 << (i % 64));
     }
 }
 

@@ -831,3 +831,38 @@ fn inputs_of_either_byte_order_and_any_kind_of_file() {
         assert_eq!(o.stdout, want_big, "FIFO input");
     }
 }
+
+/// An input larger than memory (a sparse file) is a clear error naming it,
+/// not an abort.
+#[test]
+fn an_input_larger_than_memory_is_an_error() {
+    // With overcommit always on (mode 1) the allocation could succeed and
+    // the run would then read 64 TiB of zeros.
+    let overcommit = std::fs::read_to_string("/proc/sys/vm/overcommit_memory");
+    if overcommit.is_ok_and(|m| m.trim() == "1") {
+        eprintln!("vm.overcommit_memory = 1: skipped");
+        return;
+    }
+    let dir = scratch("huge");
+    let huge = dir.join("huge.spv");
+    let size: u64 = 1 << 46; // 64 TiB, sparse
+    let made = std::fs::File::create(&huge).and_then(|f| f.set_len(size));
+    if made.is_err() {
+        eprintln!("no sparse 64 TiB file here: skipped");
+        return;
+    }
+    let o = run_cli(&[
+        os("--target"),
+        os("gfx942"),
+        huge.clone().into(),
+        os("-o"),
+        os("-"),
+    ]);
+    assert_exit(&o, 1, "huge input");
+    let want = format!(
+        "{}: cannot read: {size} bytes do not fit in memory",
+        huge.display()
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}

@@ -86,20 +86,31 @@ pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
 
 /// Reads `src` to its end into words as they lie in memory (host order),
 /// the last one zero-padded; returns them with the number of bytes read.
-/// `expected` is the byte count to expect (0: unknown).
+/// `expected` is the byte count to expect (0: unknown). A size that does not
+/// fit in memory is an error, not an abort.
 fn read_to_end_as_words(src: &mut dyn Read, expected: u64) -> std::io::Result<(Vec<u32>, usize)> {
-    let expected = usize::try_from(expected).unwrap_or(usize::MAX / 8);
-    // One word more than expected: the read that finds the end needs room.
-    let start = if expected == 0 {
-        1024
-    } else {
-        expected / 4 + 1
+    let too_big = |bytes: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("{bytes} bytes do not fit in memory"),
+        )
     };
-    let mut words: Vec<u32> = vec![0; start];
+    // One word more than expected: the read that finds the end needs room.
+    let start = match expected {
+        0 => 1024,
+        n => usize::try_from(n / 4 + 1).map_err(|_| too_big(expected))?,
+    };
+    // Zeroed by the allocator: fresh pages from the kernel, no memset.
+    let mut words: Vec<u32> =
+        bytemuck::allocation::try_zeroed_vec(start).map_err(|()| too_big(expected))?;
     let mut len = 0;
     loop {
         if len == words.len() * 4 {
-            words.resize(words.len() * 2, 0);
+            let more = words.len();
+            words
+                .try_reserve_exact(more)
+                .map_err(|_| too_big(len as u64 * 2))?;
+            words.resize(more * 2, 0);
         }
         match src.read(&mut bytemuck::cast_slice_mut(&mut words)[len..]) {
             Ok(0) => return Ok((words, len)),

@@ -15,7 +15,7 @@ use rspv_specialize::{ArchTables, Options, Target, inspect, specialize, speciali
 /// processor and a generic target.
 pub const TARGETS: [&str; 3] = ["gfx950", "gfx1100", "gfx9-4-generic"];
 
-/// The embedded arch tables (built once per process by the library).
+/// The embedded arch tables (compiled into the library).
 pub fn tables() -> &'static ArchTables {
     ArchTables::embedded()
 }

@@ -95,6 +95,12 @@ struct SpecializeArgs {
     /// No report (same as `--report none`); errors are still printed.
     #[arg(short = 'q', long, conflicts_with = "report")]
     quiet: bool,
+    /// Flush each output file and its directory to the disk (fsync) before
+    /// exiting. Without it, as with compilers, the atomic rename makes
+    /// readers see the whole output or none, and the operating system
+    /// writes it back when it chooses.
+    #[arg(long)]
+    fsync: bool,
 }
 
 impl SpecializeArgs {

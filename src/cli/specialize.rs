@@ -6,10 +6,11 @@
 
 use std::path::Path;
 
-use rspv_specialize::module::write_words;
 use rspv_specialize::{Options, Prepared};
 
-use super::io::{display_path, load_tables, read_words, resolve_target, write_output, write_with};
+use super::io::{
+    display_path, load_tables, module_bytes, read_words, resolve_target, write_output,
+};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job, or a batch when `--targets` / `--all-targets` is
@@ -66,13 +67,15 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::in_file(&file, e))?;
     drop(words);
     match args.emit {
-        ModuleFormat::Spv => {
-            write_with(&output, &mut |w| write_words(w, out.words(), out.endian()))?
-        }
+        ModuleFormat::Spv => write_output(
+            &output,
+            &module_bytes(out.words(), out.endian()),
+            args.fsync,
+        )?,
         ModuleFormat::Spvasm => {
             let text = rspv_specialize::disasm::disassemble(out.words())
                 .map_err(|e| Failure::in_file(&file, e))?;
-            write_output(&output, text.as_bytes())?
+            write_output(&output, text.as_bytes(), args.fsync)?
         }
     }
     match args.report_format() {

@@ -86,9 +86,11 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
     ids
 }
 
-/// Module-scope readers of the table's closure (names and decorations do
-/// not count: they go with what they name). Does not depend on the
-/// predicates' values, so it is computed once per module.
+/// Module-scope readers of the table's closure. Names and decorations go
+/// with the id they name (word 1), so naming a closure id does not read it;
+/// any other id they hold (`OpDecorateId` operands) is read on behalf of the
+/// id they name. Does not depend on the predicates' values, so it is
+/// computed once per module.
 #[derive(Debug, Default)]
 pub struct TableReaders {
     /// Result ids of the instructions that read each closure id.
@@ -103,13 +105,16 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
     let candidates: HashSet<u32> = closure.iter().copied().collect();
     let mut r = TableReaders::default();
     for &inst in &m.globals {
-        if crate::specialize::emit::is_annotation(inst.opcode) {
-            continue;
-        }
         let w = m.inst_words(inst);
-        let result = crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied());
+        let annotation = crate::specialize::emit::is_annotation(inst.opcode);
+        let result = if annotation {
+            w.get(1).copied()
+        } else {
+            crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied())
+        };
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
+                && !(annotation && pos == 1)
                 && candidates.contains(&w[pos])
             {
                 match result {

@@ -2,10 +2,12 @@
 //!
 //! 1. **Dead functions.** Liveness from roots, then sweep (as walrus' gc):
 //!    roots are entry points, `Export`-linked functions, functions referenced
-//!    other than by a call, and functions nothing reached in the input (the
-//!    pass did not kill those, so they stay). A function reached before the
-//!    rewrite but not after it (only dead arms called it) is removed, whether
-//!    it has a body or is an imported declaration.
+//!    other than by a call, and functions nothing called in the input (the
+//!    pass did not kill those, so they stay). Liveness walks the rewritten
+//!    call graph from the roots, so what only a dead arm called goes, even
+//!    when the arm is in a root nothing called. A function reached before
+//!    the rewrite but not after it is removed, whether it has a body or is an
+//!    imported declaration.
 //! 2. **The table.** The table variable goes, then each constant and type
 //!    that only it (transitively) used, latest definition first.
 
@@ -18,14 +20,19 @@ use crate::table::PredicateTable;
 
 /// The call graph's roots in the input, which do not depend on the
 /// predicates: entry points, exported functions, functions referenced other
-/// than by a call, and functions the input never reaches from those.
+/// than by a call, functions nothing calls, and any function the input
+/// does not reach from those (only recursion that nothing else calls).
 pub fn liveness_roots<'c>(
     all: &[u32],
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let mut roots: Vec<u32> = entry_or_exported.chain(referenced).collect();
+    let called: HashSet<u32> = all.iter().flat_map(|&f| callees(f)).copied().collect();
+    let mut roots: Vec<u32> = entry_or_exported
+        .chain(referenced)
+        .chain(all.iter().copied().filter(|f| !called.contains(f)))
+        .collect();
     let reached = reach(roots.iter().copied(), callees);
     roots.extend(all.iter().copied().filter(|f| !reached.contains(f)));
     roots.sort_unstable();

@@ -415,6 +415,8 @@ pub mod op {
         GroupMemberDecorate,
         DecorationGroup,
         EntryPoint,
+        ExtInst,
+        ExtInstWithForwardRefsKHR,
         ExecutionMode,
         ExecutionModeId,
         TypeBool,

@@ -81,7 +81,7 @@ pub fn scan_function(
         if fn_hit || watch_hit {
             // Decode precisely: a hit may be a literal (`Aligned 32`), not
             // an id operand.
-            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+            for_each_read(words, inst.byte_offset(), &mut |pos, role| {
                 let x = words[pos];
                 let reads = matches!(role, Role::Use | Role::MaybeId);
                 if reads && Some(pos) != callee_pos && interest.functions.contains(x) {
@@ -108,7 +108,7 @@ pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
         if !watch.any_in(&iw[1..]) {
             continue;
         }
-        for_each_id(iw, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+        for_each_read(iw, inst.byte_offset(), &mut |pos, role| {
             if role != Role::Result && watch.contains(iw[pos]) {
                 out.push(iw[pos]);
             }
@@ -117,4 +117,18 @@ pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
     out.sort_unstable();
     out.dedup();
     Ok(out)
+}
+
+/// [`for_each_id`] for the scan, which does not know the types of local
+/// values: an `OpSwitch`'s case literals are as wide as its selector's
+/// type, so only its selector is reported (its other ids are labels, neither
+/// functions nor table ids).
+fn for_each_read(words: &[u32], at: usize, f: &mut dyn FnMut(usize, Role)) -> Result<()> {
+    if (words[0] & 0xffff) as u16 == op::Switch {
+        if words.len() > 1 {
+            f(1, Role::Use);
+        }
+        return Ok(());
+    }
+    for_each_id(words, at, &|_| 1, f)
 }

@@ -2,12 +2,12 @@
 //!
 //! 1. **Dead functions.** Liveness from roots, then sweep (as walrus' gc):
 //!    roots are entry points, `Export`-linked functions, functions referenced
-//!    other than by a call, and functions nothing called in the input (the
-//!    pass did not kill those, so they stay). Liveness walks the rewritten
-//!    call graph from the roots, so what only a dead arm called goes, even
-//!    when the arm is in a root nothing called. A function reached before
-//!    the rewrite but not after it is removed, whether it has a body or is an
-//!    imported declaration.
+//!    other than by a call, and functions nothing called in the input (for
+//!    recursion: nothing outside it); the pass did not kill those, so they
+//!    stay. Liveness walks the rewritten call graph from the roots, so what
+//!    only a dead arm called goes, even when the arm is in a root nothing
+//!    called. A function reached before the rewrite but not after it is
+//!    removed, whether it has a body or is an imported declaration.
 //! 2. **The table.** The table variable goes, then each constant and type
 //!    that only it (transitively) used, latest definition first.
 

@@ -416,6 +416,8 @@ pub mod op {
         GroupMemberDecorate,
         DecorationGroup,
         EntryPoint,
+        ExtInst,
+        ExtInstWithForwardRefsKHR,
         ExecutionMode,
         ExecutionModeId,
         ExtInstImport,

@@ -131,3 +131,37 @@ fn emit_spvasm_prints_module_scope_debug_info() {
         );
     }
 }
+
+/// `OpenCL.DebugInfo.100` extended instructions at module scope take
+/// literals where the core grammar's `OpExtInst` has ids
+/// (`DebugCompilationUnit`'s version 65536, past the bound): the id-bound
+/// check must not read them as ids, and they pass through word for word.
+#[test]
+fn opencl_debug_info_literals_are_not_ids() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug-info");
+    let input = std::fs::read(dir.join("opencl-debuginfo.spv")).unwrap();
+    let debug = module_scope_ext_insts(&input);
+    assert_eq!(debug.len(), 3);
+    let bound = words_from_bytes(&input).unwrap().0[3];
+    assert!(debug.iter().flatten().any(|&w| w >= bound));
+    assert!(inspect(&input).unwrap().has_table);
+    let tables = ArchTables::embedded();
+    for (t, callee) in [("gfx942", "then"), ("gfx950", "else")] {
+        let out = specialize(&input, &tables.target(t).unwrap(), &Options::default())
+            .unwrap_or_else(|e| panic!("{t}: {e}"));
+        let bytes = out.bytes();
+        assert_eq!(module_scope_ext_insts(&bytes), debug, "{t}");
+        assert_eq!(callees(&bytes).len(), 1, "{t}");
+        assert!(
+            out.report().functions_removed.iter().all(|f| f != callee),
+            "{t}: {:?}",
+            out.report().functions_removed
+        );
+        // Its own temporary-file label: the other test validates in
+        // parallel under the directory's name.
+        let label = Path::new("debug-info-opencl");
+        if common::spirv_val(&input, label).is_ok() {
+            common::spirv_val(&bytes, label).unwrap_or_else(|e| panic!("{t}: {e}"));
+        }
+    }
+}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark run for the README: measures rspv-specialize against the
-# Performance targets in design.md and side by side with spirv-opt, and
+# Performance targets in docs/design.md and side by side with spirv-opt, and
 # prints ONE markdown table.
 #
 # - in-process time and MB/s: the divan benches (benches/specialize.rs),
@@ -19,7 +19,7 @@
 #   `specialize_many` call, each as a multiple of one target on that module.
 #
 # Modules come from examples/gen_module.rs (the shape of
-# shared/tools/gen_bench.py) into a temporary directory; "calls" modules have
+# tools/gen_bench.py) into a temporary directory; "calls" modules have
 # predicate arms calling imported intrinsics, "no calls" ones store values
 # (spirv-opt's dead-branch pass crashes on the former). Takes about 5 minutes
 # on 2 cores. Usage: bash benches/run.sh   (RSPV_BENCH_KEEP=1 keeps the

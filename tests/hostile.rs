@@ -63,7 +63,7 @@ fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
             eprintln!("{name}: passed in {:?}", run.elapsed);
             for line in text
                 .lines()
-                .filter(|l| l.contains("ratio") || l.contains("mutants:"))
+                .filter(|l| l.contains("; ratio ") || l.contains(" mutants: "))
             {
                 eprintln!("  {line}");
             }

@@ -213,8 +213,8 @@ fn run_validator(v: &Validator, bytes: &[u8], env: Option<&str>) -> Result<(), S
 ///
 /// Each distinct module (by hash of its bytes and target environment) is
 /// validated once per process, and the runs (one process per module:
-/// spirv-val takes one file) are spread over the cores, so a slow
-/// validator does not multiply the suite's time.
+/// spirv-val takes one file) are spread over the cores, two per core, so a
+/// slow validator does not multiply the suite's time.
 pub fn validate_all(modules: &[&[u8]]) -> Vec<Result<(), String>> {
     let Some(v) = validator() else {
         return modules.iter().map(|_| Ok(())).collect();
@@ -231,8 +231,10 @@ pub fn validate_all(modules: &[&[u8]]) -> Vec<Result<(), String>> {
             .collect()
     };
     let next = AtomicUsize::new(0);
+    // Two processes per core: much of a call is process start-up and
+    // waiting (a wrapper script, a Python launcher), not work.
     let workers = std::thread::available_parallelism()
-        .map_or(2, |n| n.get())
+        .map_or(2, |n| 2 * n.get())
         .min(todo.len());
     std::thread::scope(|s| {
         for _ in 0..workers {

@@ -52,8 +52,10 @@ if ! command -v hyperfine >/dev/null && [[ $(id -u) == 0 ]]; then
 fi
 have_opt=0
 command -v spirv-opt >/dev/null && have_opt=1
+# The validator, as for the tests: $SPIRV_VAL, else spirv-val on PATH.
+spirv_val=${SPIRV_VAL:-spirv-val}
 have_val=0
-command -v spirv-val >/dev/null && have_val=1
+command -v "$spirv_val" >/dev/null && have_val=1
 
 log "building release"
 cargo build --release --quiet --bin rspv-specialize --example gen_module
@@ -122,7 +124,7 @@ median_s() {
 }
 
 valid() {
-    if ((have_val == 0)); then echo "n/a"; elif ((validate == 0)); then echo skipped; elif spirv-val "$1" >/dev/null 2>&1; then echo yes; else echo NO; fi
+    if ((have_val == 0)); then echo "n/a"; elif ((validate == 0)); then echo skipped; elif "$spirv_val" "$1" >/dev/null 2>&1; then echo yes; else echo NO; fi
 }
 
 for key in dispatch_chain gen_40kb calls_1mb no_calls_1mb calls_10mb no_calls_10mb calls_100mb no_calls_100mb; do

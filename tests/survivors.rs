@@ -382,6 +382,9 @@ fn table_names(bytes: &[u8]) -> BTreeSet<String> {
 
 // ---------------------------------------------------------------------------
 
+/// Distinct outputs, each with the first processor that made it.
+type Outputs = BTreeMap<Vec<u8>, String>;
+
 #[test]
 fn surviving_calls_match_predicate_semantics() {
     let reference = load_reference();
@@ -397,7 +400,7 @@ fn surviving_calls_match_predicate_semantics() {
     let mut checked = 0usize;
     // Per case: its input and its distinct outputs (with the first
     // processor that made each), validated in one batch at the end.
-    let mut made: Vec<(String, Vec<u8>, BTreeMap<Vec<u8>, String>)> = Vec::new();
+    let mut made: Vec<(String, Vec<u8>, Outputs)> = Vec::new();
 
     for dir in &cases {
         let case = dir.file_name().unwrap().to_string_lossy().to_string();

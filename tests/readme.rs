@@ -126,26 +126,28 @@ fn paths_in_code(code: &str) -> Vec<String> {
 fn named_paths(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_block = false;
+    // The text outside code blocks (inline code may span lines).
+    let mut prose = String::new();
     for line in text.lines() {
         if line.trim_start().starts_with("```") {
             in_block = !in_block;
-            continue;
-        }
-        if in_block {
+        } else if in_block {
             out.extend(paths_in_code(line));
-            continue;
+        } else {
+            prose.push_str(line);
+            prose.push('\n');
         }
-        // Inline code: the odd pieces between backticks.
-        for code in line.split('`').skip(1).step_by(2) {
-            out.extend(paths_in_code(code));
-        }
-        // Links: `](target)`.
-        for piece in line.split("](").skip(1) {
-            let target = piece.split(')').next().unwrap_or("");
-            let target = target.split('#').next().unwrap_or("");
-            if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
-                out.push(target.to_string());
-            }
+    }
+    // Inline code: the odd pieces between backticks.
+    for code in prose.split('`').skip(1).step_by(2) {
+        out.extend(paths_in_code(code));
+    }
+    // Links: `](target)`.
+    for piece in prose.split("](").skip(1) {
+        let target = piece.split(')').next().unwrap_or("");
+        let target = target.split('#').next().unwrap_or("");
+        if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+            out.push(target.to_string());
         }
     }
     out.iter_mut()
@@ -176,7 +178,9 @@ fn every_path_the_readme_names_exists() {
 #[test]
 fn the_path_finder_sees_paths_and_skips_the_rest() {
     let text = "See `docs/predicates.md` and [the notes](docs/design.md#tests);\n\
-                run `bash benches/run.sh` or `predicates.md`, see `.ci/run`, `../shared/x.md`.\n\
+                run `bash benches/run.sh` or `predicates.md`, see `.ci/run`, `../shared/x.md`,\n\
+                `bash\n\
+                tools/gen_bench.py` (split).\n\
                 ```\n\
                 cargo run -- --target gfx942 tests/golden/x/input.spv -o out.spv\n\
                 python3 shared/tools/gen_bench.py 10 > big.spvasm\n\
@@ -196,6 +200,7 @@ fn the_path_finder_sees_paths_and_skips_the_rest() {
             "predicates.md",
             "shared/tools/gen_bench.py",
             "tests/golden/x/input.spv",
+            "tools/gen_bench.py",
         ]
     );
     let root = common::repo();

@@ -238,8 +238,8 @@ pub fn shared_processors(tables: &rspv_specialize::ArchTables) -> Vec<String> {
         .args(["-mtriple=amdgcn", "-mcpu=help"])
         .output()
         .expect("llc-22 -mcpu=help");
-    let text = String::from_utf8_lossy(&help.stderr).into_owned()
-        + &String::from_utf8_lossy(&help.stdout);
+    let text =
+        String::from_utf8_lossy(&help.stderr).into_owned() + &String::from_utf8_lossy(&help.stdout);
     let listed: std::collections::BTreeSet<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("Available CPUs"))
@@ -289,8 +289,14 @@ pub enum Lowering {
 /// [-mattr=+wavefrontsize64] -filetype=obj` and says what came out.
 pub fn lower(ir: &str, target: &LlcTarget) -> Lowering {
     let mut cmd = Command::new("llc-22");
-    cmd.args(["-O0", "-mtriple=amdgcn-amd-amdhsa", "-filetype=obj", "-o", "-"])
-        .arg(format!("-mcpu={}", target.cpu));
+    cmd.args([
+        "-O0",
+        "-mtriple=amdgcn-amd-amdhsa",
+        "-filetype=obj",
+        "-o",
+        "-",
+    ])
+    .arg(format!("-mcpu={}", target.cpu));
     if target.wave64 {
         cmd.arg("-mattr=+wavefrontsize64");
     }
@@ -412,8 +418,7 @@ pub fn differences_path() -> PathBuf {
 /// naming the line of a malformed entry.
 pub fn differences() -> Vec<Difference> {
     let path = differences_path();
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut out = Vec::new();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() || line.starts_with('#') {

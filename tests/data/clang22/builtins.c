@@ -31,7 +31,7 @@ void k___builtin_amdgcn_lerp(void *out) { __auto_type r = __builtin_amdgcn_lerp(
 void k___builtin_amdgcn_cubeid(void *out, float p0, float p1, float p2) { __auto_type r = __builtin_amdgcn_cubeid(p0, p1, p2); *(__typeof__(r) *)out = r; }
 #endif
 #ifdef B___builtin_amdgcn_cvt_pknorm_i16
-void k___builtin_amdgcn_cvt_pknorm_i16(void *out, (ext_vector_type(2)) p0) { __auto_type r = __builtin_amdgcn_cvt_pknorm_i16(p0); *(__typeof__(r) *)out = r; }
+void k___builtin_amdgcn_cvt_pknorm_i16(void *out, float p0, float p1) { __auto_type r = __builtin_amdgcn_cvt_pknorm_i16(p0, p1); *(__typeof__(r) *)out = r; }
 #endif
 #ifdef B___builtin_amdgcn_sad_u8
 void k___builtin_amdgcn_sad_u8(void *out) { __auto_type r = __builtin_amdgcn_sad_u8(0, 0, 0); *(__typeof__(r) *)out = r; }
@@ -50,9 +50,6 @@ void k___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f32(void *out, float p0, __am
 #endif
 #ifdef B___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64
 void k___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64(void *out, double p0, __amdgpu_buffer_rsrc_t p1) { __auto_type r = __builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64(p0, p1, 0, 0, 0); *(__typeof__(r) *)out = r; }
-#endif
-#ifdef B___builtin_amdgcn_raw_ptr_buffer_load_lds
-void k___builtin_amdgcn_raw_ptr_buffer_load_lds(void *out, __amdgpu_buffer_rsrc_t p0, __attribute__((address_space(3))) void * p1) { __builtin_amdgcn_raw_ptr_buffer_load_lds(p0, p1, 0, 0, 0, 0, 0); }
 #endif
 #ifdef B___builtin_amdgcn_ballot_w32
 void k___builtin_amdgcn_ballot_w32(void *out) { __auto_type r = __builtin_amdgcn_ballot_w32(0); *(__typeof__(r) *)out = r; }
@@ -300,6 +297,12 @@ void k___builtin_amdgcn_pk_add_max_i16(void *out, __attribute__((__vector_size__
 #ifdef B___builtin_amdgcn_image_load_1d_v4f32_i32
 void k___builtin_amdgcn_image_load_1d_v4f32_i32(void *out, __amdgpu_texture_t p2) { __auto_type r = __builtin_amdgcn_image_load_1d_v4f32_i32(0, 0, p2, 0, 0); *(__typeof__(r) *)out = r; }
 #endif
+#ifdef B___builtin_amdgcn_image_load_1d_v4f16_i32
+void k___builtin_amdgcn_image_load_1d_v4f16_i32(void *out, __amdgpu_texture_t p2) { __auto_type r = __builtin_amdgcn_image_load_1d_v4f16_i32(0, 0, p2, 0, 0); *(__typeof__(r) *)out = r; }
+#endif
 #ifdef B___builtin_amdgcn_image_sample_lz_1d_v4f32_f32
 void k___builtin_amdgcn_image_sample_lz_1d_v4f32_f32(void *out, float p1, __amdgpu_texture_t p2, __attribute__((__vector_size__(4 * sizeof(int)))) int p3) { __auto_type r = __builtin_amdgcn_image_sample_lz_1d_v4f32_f32(0, p1, p2, p3, 0, 0, 0); *(__typeof__(r) *)out = r; }
+#endif
+#ifdef B___builtin_amdgcn_image_sample_lz_1d_v4f16_f32
+void k___builtin_amdgcn_image_sample_lz_1d_v4f16_f32(void *out, float p1, __amdgpu_texture_t p2, __attribute__((__vector_size__(4 * sizeof(int)))) int p3) { __auto_type r = __builtin_amdgcn_image_sample_lz_1d_v4f16_f32(0, p1, p2, p3, 0, 0, 0); *(__typeof__(r) *)out = r; }
 #endif

@@ -24,7 +24,8 @@ Choosing the builtins: per distinct requirement string, the first builtins
 (-fsyntax-only on gfx950 and gfx1250; "needs target feature" there counts as
 passing, since clang checks image builtins in Sema already); a requirement none of whose builtins clang-22
 knows keeps its first builtin, marked `-`. Arguments: integer and bool
-parameters get the literal 0 (constant arguments must be constants), others
+parameters get the literal 0 (constant arguments must be constants; CONSTANTS
+below where 0 is out of range), others
 are the function's own parameters.
 
 Usage: tools/clang22_matrix.py [--jobs N]   (needs clang-22; about 2 minutes on 2 cores)
@@ -149,6 +150,15 @@ def parse_type(t):
     return None
 
 
+# Constant arguments for which 0 is out of range (Sema: "invalid size value"):
+# builtin -> {parameter index: argument}.
+CONSTANTS = {
+    "__builtin_amdgcn_raw_ptr_buffer_load_lds": {2: "4"},
+    "__builtin_amdgcn_struct_ptr_buffer_load_lds": {2: "4"},
+    "__builtin_amdgcn_load_to_lds": {2: "4"},
+    "__builtin_amdgcn_global_load_lds": {2: "4"},
+}
+
 INTEGER = re.compile(r"^(const )?(unsigned |signed )?(_Bool|char|short|int|long|long long|unsigned int|unsigned)$")
 
 
@@ -161,7 +171,7 @@ def function(name, proto):
     decls, args = ["void *out"], []
     for i, p in enumerate(params):
         if INTEGER.match(p):
-            args.append("0")
+            args.append(CONSTANTS.get(name, {}).get(i, "0"))
         else:
             decls.append(f"{p} p{i}")
             args.append(f"p{i}")

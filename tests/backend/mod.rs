@@ -5,10 +5,11 @@
 //! The way back is `llvm-spirv -r` from PyPI's `dpcpp-llvm-spirv` (it maps
 //! `spirv.llvm_amdgcn_*` imports back to AMDGPU intrinsics; it reads SPIR-V
 //! up to 1.5, so the copy it gets has its version word rewritten), then
-//! `llvm-dis-22` (and `opt-22` for address spaces, see [`Tools::to_amdgcn_ir`]). `-O0` keeps llc's branch folding from hiding a dead arm
-//! left behind. A selection failure aborts llc with "Cannot select:
-//! intrinsic %llvm.amdgcn…", so [`Lowering`] reads llc's message, not only
-//! its exit status.
+//! `llvm-dis-22` (and `opt-22` for address spaces, see
+//! [`Tools::to_amdgcn_ir`]). `-O0` keeps llc's branch folding from hiding a
+//! dead arm left behind. A selection failure aborts llc with "Cannot
+//! select: intrinsic %llvm.amdgcn…", so [`lower`] reads llc's message, not
+//! only its exit status.
 //!
 //! Also here: the processors llc-22 and the tables share, and the committed
 //! list of known differences between our tables and LLVM 22
@@ -32,9 +33,9 @@ pub struct Tools {
 const TRANSLATOR_VERSION: u32 = 0x0001_0500;
 
 impl Tools {
-    /// Finds `llc-22`, `llvm-dis-22`, `opt-22` and `llvm-spirv`. When one is missing:
-    /// under `CI` (which installs them) that is a failure; elsewhere the test
-    /// is skipped with a message naming what is missing (`None`).
+    /// Finds `llc-22`, `llvm-dis-22`, `opt-22` and `llvm-spirv`. When one is
+    /// missing: under `CI` (which installs them) that is a failure; elsewhere
+    /// the test is skipped with a message naming what is missing (`None`).
     pub fn find_or_skip(test: &str) -> Option<Tools> {
         let mut missing = Vec::new();
         for tool in ["llc-22", "llvm-dis-22", "opt-22"] {

@@ -51,6 +51,9 @@ void k___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f32(void *out, float p0, __am
 #ifdef B___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64
 void k___builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64(void *out, double p0, __amdgpu_buffer_rsrc_t p1) { __auto_type r = __builtin_amdgcn_raw_ptr_buffer_atomic_fmin_f64(p0, p1, 0, 0, 0); *(__typeof__(r) *)out = r; }
 #endif
+#ifdef B___builtin_amdgcn_raw_ptr_buffer_load_lds
+void k___builtin_amdgcn_raw_ptr_buffer_load_lds(void *out, __amdgpu_buffer_rsrc_t p0, __attribute__((address_space(3))) void * p1) { __builtin_amdgcn_raw_ptr_buffer_load_lds(p0, p1, 4, 0, 0, 0, 0); }
+#endif
 #ifdef B___builtin_amdgcn_ballot_w32
 void k___builtin_amdgcn_ballot_w32(void *out) { __auto_type r = __builtin_amdgcn_ballot_w32(0); *(__typeof__(r) *)out = r; }
 #endif

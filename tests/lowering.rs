@@ -283,3 +283,31 @@ fn controls_fail_on_a_gpu_lacking_a_kept_intrinsic() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The IR rewrite on its own, with no tool: the triple, the calling
+/// conventions, and allocas (named, numbered, of a pointer in another
+/// address space, with metadata) moved to address space 5.
+#[test]
+fn retarget_points_translator_ir_at_amdgcn() {
+    let ir = "target datalayout = \"e-p:64:64\"\n\
+              target triple = \"spir64-unknown-unknown\"\n\
+              define spir_kernel void @k(ptr addrspace(1) %out) {\n\
+              entry:\n\
+              \x20 %out.addr = alloca ptr addrspace(1), align 8\n\
+              \x20 %0 = alloca float, align 4, !dbg !7\n\
+              \x20 %v = call spir_func float @f(ptr %0)\n\
+              \x20 ret void\n\
+              }\n";
+    let out = backend::retarget(ir);
+    let want = "target triple = \"amdgcn-amd-amdhsa\"\n\
+                define amdgpu_kernel void @k(ptr addrspace(1) %out) {\n\
+                entry:\n\
+                \x20 %priv.out.addr = alloca ptr addrspace(1), align 8, addrspace(5)\n\
+                \x20 %out.addr = addrspacecast ptr addrspace(5) %priv.out.addr to ptr\n\
+                \x20 %priv.0 = alloca float, align 4, addrspace(5), !dbg !7\n\
+                \x20 %0 = addrspacecast ptr addrspace(5) %priv.0 to ptr\n\
+                \x20 %v = call float @f(ptr %0)\n\
+                \x20 ret void\n\
+                }\n";
+    assert_eq!(out, want);
+}

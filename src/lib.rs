@@ -14,6 +14,8 @@
 pub mod arch;
 /// The C ABI (`include/rspv_specialize.h`): tables, specialize, buffers, errors.
 pub mod capi;
+#[cfg(feature = "containers")]
+pub mod container;
 mod disasm;
 pub mod error;
 mod fastmap;

@@ -22,6 +22,7 @@ mod fastmap;
 pub mod feature_expr;
 pub mod globals;
 mod idset;
+mod input;
 pub mod inspect;
 pub mod module;
 pub mod operands;

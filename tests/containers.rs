@@ -180,3 +180,43 @@ fn containers_without_spirv_say_what_they_hold() {
         "{plain}"
     );
 }
+
+#[test]
+fn from_bytes_entry_points_read_single_module_containers() {
+    let tables = rspv_specialize::ArchTables::embedded();
+    let targets: Vec<_> = ["gfx950", "gfx1100", "gfx9-4-generic"]
+        .iter()
+        .map(|t| tables.target(t).unwrap())
+        .collect();
+    let options = rspv_specialize::Options::default();
+    for (fixture, rows) in expected().iter().filter(|(_, rows)| rows.len() == 1) {
+        let data = read(fixture);
+        let raw = read(&format!("expected/{}", rows[0].module));
+        let from_raw = rspv_specialize::specialize_many(&raw, &targets, &options).unwrap();
+        let from_container = rspv_specialize::specialize_many(&data, &targets, &options)
+            .unwrap_or_else(|e| panic!("{fixture}: {e}"));
+        for ((a, b), t) in from_raw.iter().zip(&from_container).zip(&targets) {
+            let (a, b) = (a.as_ref().unwrap(), b.as_ref().unwrap());
+            assert_eq!(a.bytes(), b.bytes(), "{fixture}, {}", t.id());
+        }
+        let one = rspv_specialize::specialize(&data, &targets[0], &options).unwrap();
+        assert_eq!(
+            one.bytes(),
+            from_raw[0].as_ref().unwrap().bytes(),
+            "{fixture}"
+        );
+        assert_eq!(
+            rspv_specialize::inspect(&data).unwrap().predicates,
+            rspv_specialize::inspect(&raw).unwrap().predicates,
+            "{fixture}"
+        );
+    }
+    // Two modules: the error lists both and where they are.
+    let e = rspv_specialize::inspect(&read("app"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("holds 2 SPIR-V modules") && e.contains("module 0: section .hip_fatbin"),
+        "{e}"
+    );
+}

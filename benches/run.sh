@@ -282,9 +282,10 @@ print("Medians; in-process: divan (gfx950); CLI and spirv-opt: wall time of the 
       f"release command, median of 5 runs; 100 MB spirv-opt: one run.")
 print("100 MB modules: id bound above the spec's universal limit (4,194,303), "
       "so spirv-opt gets --max-id-bound; spirv-val is skipped there (over 15 min).")
-tables = medians.get("phases/embedded_tables")
+tables = medians.get("phases/load_tables")
 if tables:
-    print(f"Loading the embedded arch tables (`ArchTables::embedded`, part of every CLI run): {t(tables)}.")
+    print(f"Parsing the arch tables (`ArchTables::from_dir(arch-tables/)`; `ArchTables::embedded` "
+          f"parses the same files once per process, part of every CLI run): {t(tables)}.")
 prep = medians.get("phases/prepare_calls_10mb")
 if prep and medians.get("throughput/calls/10"):
     print(f"Parse and scan alone (`Prepared::new`, 10 MB calls): {t(prep)} of "

@@ -15,10 +15,9 @@ use rspv_specialize::{ArchTables, Options, Target, inspect, specialize, speciali
 /// processor and a generic target.
 pub const TARGETS: [&str; 3] = ["gfx950", "gfx1100", "gfx9-4-generic"];
 
-/// The embedded arch tables, built once per process.
+/// The embedded arch tables (built once per process by the library).
 pub fn tables() -> &'static ArchTables {
-    static TABLES: OnceLock<ArchTables> = OnceLock::new();
-    TABLES.get_or_init(ArchTables::embedded)
+    ArchTables::embedded()
 }
 
 /// The [`TARGETS`], resolved once per process.

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::OnceLock;
 
 use serde::Deserialize;
 
@@ -81,19 +82,29 @@ pub struct ArchTables {
 impl ArchTables {
     /// The tables built into the library from the repository's `arch-tables/`.
     ///
+    /// They are parsed on the first call and shared by every later call for
+    /// the life of the process, so the reference is `'static` and targets
+    /// resolved against it are `Target<'static>`: they can be stored anywhere
+    /// without keeping the tables alongside.
+    ///
     /// ```
-    /// use rspv_specialize::ArchTables;
-    /// let tables = ArchTables::embedded();
+    /// use rspv_specialize::{ArchTables, Target};
+    /// let tables: &'static ArchTables = ArchTables::embedded();
     /// assert_eq!(tables.processors().len(), 61);
     /// assert_eq!(tables.processor("tahiti").unwrap().name, "gfx600");
+    /// let kept: Target<'static> = tables.target("gfx950").unwrap();
+    /// assert_eq!(kept.id(), "gfx950");
     /// ```
-    pub fn embedded() -> ArchTables {
-        let files = EMBEDDED
-            .iter()
-            .map(|(name, text)| (format!("<embedded>/{name}"), (*text).to_string()));
-        // The embedded files are checked by this crate's tests; failing here
-        // would be a build defect, not bad input.
-        Self::from_files(files).expect("embedded arch tables are valid")
+    pub fn embedded() -> &'static ArchTables {
+        static EMBEDDED_TABLES: OnceLock<ArchTables> = OnceLock::new();
+        EMBEDDED_TABLES.get_or_init(|| {
+            let files = EMBEDDED
+                .iter()
+                .map(|(name, text)| (format!("<embedded>/{name}"), (*text).to_string()));
+            // The embedded files are checked by this crate's tests; failing
+            // here would be a build defect, not bad input.
+            Self::from_files(files).expect("embedded arch tables are valid")
+        })
     }
 
     /// Loads every `*.yaml` file in `dir`: one per processor, plus an optional
@@ -238,7 +249,13 @@ impl ArchTables {
 
     /// The processor with this canonical name or alias.
     pub fn processor(&self, name: &str) -> Option<&Processor> {
-        self.by_name.get(name).map(|&i| &self.processors[i])
+        self.processor_index(name).map(|i| &self.processors[i])
+    }
+
+    /// The index into [`ArchTables::processors`] of the processor with this
+    /// canonical name or alias.
+    pub(crate) fn processor_index(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
     }
 
     /// All builtins of `builtins.yaml`.

@@ -1,6 +1,7 @@
 //! Reading the predicate table without changing anything: what
 //! `rspv-specialize inspect` prints and JIT loaders can query.
 
+use crate::arch::ArchTables;
 use crate::error::Result;
 use crate::globals::Globals;
 use crate::input::Input;
@@ -30,7 +31,53 @@ pub struct Resolved {
     pub note: Option<String>,
 }
 
+/// One predicate as `inspect` shows it, whatever the target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    /// The table entry.
+    pub predicate: Predicate,
+    /// The builtins whose required-features expression is exactly this
+    /// `has.` expression (none for `is.`).
+    pub builtins: Vec<String>,
+    /// A note that holds for every target: the module names a processor or
+    /// feature the tables do not know.
+    pub note: Option<String>,
+}
+
 impl Inspection {
+    /// The predicates in SpecId order, each with its builtins and note.
+    pub fn describe(&self, tables: &ArchTables) -> Vec<Described> {
+        let mut preds = self.predicates.clone();
+        preds.sort_by_key(|p| p.spec_id);
+        // Notes depend only on the name (a processor or feature no table
+        // knows), so any processor tells them.
+        let any = tables
+            .processors()
+            .first()
+            .and_then(|p| tables.target(&p.name).ok());
+        preds
+            .into_iter()
+            .map(|p| {
+                let builtins = match p.name.strip_prefix("has.") {
+                    Some(expr) => tables
+                        .builtins_requiring(expr)
+                        .map(|b| b.name.clone())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                let note = any
+                    .as_ref()
+                    .and_then(|t| t.evaluate(&p.name).ok())
+                    .and_then(|e| e.note);
+                Described {
+                    predicate: p,
+                    builtins,
+                    note,
+                }
+            })
+            .collect()
+    }
+
     /// The value of every predicate for `target`, in table order.
     pub fn resolve(&self, target: &Target<'_>) -> Result<Vec<Resolved>> {
         self.predicates

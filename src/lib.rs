@@ -10,10 +10,13 @@
 //! Data flows one way, each stage in a module of its own:
 //! [`module`] (lossless word view) → [`globals`] and [`table`] (the predicate
 //! table) → [`target`] (values for one GPU) → the rewrite → bytes.
+//!
+//! Rust programs depend on this crate with `default-features = false` (the
+//! default `cli` feature is the command line's); the `json` feature adds
+//! `json`, the JSON forms of reports and inspections. C programs use the
+//! workspace's `capi` crate (`librspv_specialize`, `rspv_specialize.h`).
 
 pub mod arch;
-/// The C ABI (`include/rspv_specialize.h`): tables, specialize, buffers, errors.
-pub mod capi;
 #[cfg(feature = "containers")]
 pub mod container;
 mod disasm;
@@ -24,6 +27,8 @@ pub mod globals;
 mod idset;
 mod input;
 pub mod inspect;
+#[cfg(feature = "json")]
+pub mod json;
 pub mod module;
 pub mod operands;
 pub mod specialize;
@@ -32,8 +37,11 @@ pub mod target;
 
 pub use arch::ArchTables;
 pub use error::{Error, Result};
-pub use inspect::{Inspection, Resolved, inspect, inspect_words};
+pub use inspect::{Described, Inspection, Resolved, inspect, inspect_words};
 pub use specialize::{
     Options, Prepared, Specialized, specialize, specialize_many, specialize_words,
 };
 pub use target::{Target, TargetOptions};
+
+/// This library's version (`CARGO_PKG_VERSION`), e.g. `"0.1.0"`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

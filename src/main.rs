@@ -6,9 +6,13 @@
 //!   predicate table, and the predicates' values for one or every target.
 //! - `rspv-specialize targets` lists the processors of the arch tables.
 //!
+//! - `rspv-specialize (--targets T1,T2 | --all-targets) IN --out-dir DIR`
+//!   writes one module per target (a batch).
+//!
 //! Errors go to stderr as `error: <message>`. Exit codes: 0 success, 1 bad
-//! input (module, predicate table, arch tables, target, unreadable file),
-//! 2 usage errors (clap's own).
+//! input (module, predicate table, arch tables, target, unreadable file or
+//! unwritable output), 2 usage errors (clap's and this tool's own checks,
+//! printed with the usage lines).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -16,7 +20,7 @@ use std::process::ExitCode;
 
 mod cli;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use rspv_specialize::Error;
 
 /// Command-line arguments.
@@ -26,7 +30,14 @@ use rspv_specialize::Error;
     version,
     about = "Specialize AMD-flavoured SPIR-V feature predicates for one GPU",
     args_conflicts_with_subcommands = true,
-    subcommand_negates_reqs = true
+    subcommand_negates_reqs = true,
+    // Which of --target / --targets / --all-targets, -o / --in-place /
+    // --out-dir go together is checked after parsing (`cli::specialize`),
+    // so no usage line ever asks for two flags that conflict.
+    override_usage = "rspv-specialize --target <TARGET> <IN> (-o <OUT> | --in-place) [OPTIONS]\n       \
+        rspv-specialize (--targets <T1,T2,...> | --all-targets) <IN> --out-dir <DIR> [OPTIONS]\n       \
+        rspv-specialize inspect <IN> [--target <TARGET> | --all-targets] [OPTIONS]\n       \
+        rspv-specialize targets [OPTIONS]"
 )]
 struct Cli {
     /// The main job's arguments (used when no subcommand is given).
@@ -43,27 +54,23 @@ struct SpecializeArgs {
     /// Target ID: a processor (gfx950), a legacy alias (tahiti), a generic
     /// target (gfx9-4-generic), optionally with target-ID features
     /// (gfx950:sramecc+:xnack-).
-    #[arg(
-        long,
-        short = 't',
-        value_name = "TARGET",
-        required_unless_present_any = ["targets", "all_targets"]
-    )]
+    #[arg(long, short = 't', value_name = "TARGET")]
     target: Option<String>,
     /// Specialize for each of these targets (comma-separated) into --out-dir.
     #[arg(
         long,
         value_name = "T1,T2,...",
         value_delimiter = ',',
-        conflicts_with_all = ["target", "all_targets"],
-        requires = "out_dir"
+        conflicts_with_all = ["target", "all_targets"]
     )]
     targets: Vec<String>,
     /// Specialize for every processor of the arch tables into --out-dir.
-    #[arg(long, conflicts_with = "target", requires = "out_dir")]
+    #[arg(long, conflicts_with = "target")]
     all_targets: bool,
-    /// Batch output: one module per target, `<target>.spv` (`:` written as
-    /// `_`), plus `manifest.json`.
+    /// Batch output: one module per target, named as the target was written
+    /// (`:` as `_`) with `-wave64` under --wave64, e.g. `tahiti.spv`,
+    /// `gfx90a_xnack+.spv`, `gfx1100-wave64.spv`; plus `manifest.json`. The
+    /// files an earlier manifest there lists are removed first.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["output", "in_place"])]
     out_dir: Option<PathBuf>,
     /// Arch tables and wave size.
@@ -74,12 +81,7 @@ struct SpecializeArgs {
     input: Option<PathBuf>,
     /// Output module (`-` writes stdout). Never the input file itself
     /// unless `--in-place` is given.
-    #[arg(
-        short = 'o',
-        long = "output",
-        value_name = "OUT",
-        required_unless_present_any = ["in_place", "out_dir"]
-    )]
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
     output: Option<PathBuf>,
     /// Overwrite the input file with the result (atomically).
     #[arg(long, conflicts_with = "output")]
@@ -90,6 +92,20 @@ struct SpecializeArgs {
     /// The report of what was resolved and removed, on stderr.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     report: ReportFormat,
+    /// No report (same as `--report none`); errors are still printed.
+    #[arg(short = 'q', long, conflicts_with = "report")]
+    quiet: bool,
+}
+
+impl SpecializeArgs {
+    /// The report format, `--quiet` included.
+    fn report_format(&self) -> ReportFormat {
+        if self.quiet {
+            ReportFormat::None
+        } else {
+            self.report
+        }
+    }
 }
 
 /// How the specialized module is written.
@@ -179,27 +195,62 @@ enum Format {
     Json,
 }
 
-/// An error as the CLI reports it: the library's error, with the input file
-/// it concerns when there is one.
-struct Failure {
-    /// The input file the error is about, if any.
-    file: Option<String>,
-    /// What went wrong.
-    error: Error,
+/// An error as the CLI reports it.
+enum Failure {
+    /// A usage error (exit 2), printed with the usage lines.
+    Usage(String),
+    /// Bad input (exit 1): the library's error, with the input file it
+    /// concerns when there is one.
+    Input {
+        /// The input file the error is about, if any.
+        file: Option<String>,
+        /// What went wrong.
+        error: Error,
+    },
+    /// A failure the command line words itself (exit 1), e.g. a batch's
+    /// failed targets.
+    Message(String),
+}
+
+impl Failure {
+    /// A usage error.
+    fn usage(message: impl Into<String>) -> Failure {
+        Failure::Usage(message.into())
+    }
+
+    /// A library error about the input file `file`.
+    fn in_file(file: &str, error: Error) -> Failure {
+        Failure::Input {
+            file: Some(file.to_string()),
+            error,
+        }
+    }
 }
 
 impl From<Error> for Failure {
     fn from(error: Error) -> Self {
-        Failure { file: None, error }
+        Failure::Input { file: None, error }
     }
 }
 
 impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.file {
-            Some(file) => write!(f, "{file}: {}", self.error),
-            None => write!(f, "{}", self.error),
+        match self {
+            Failure::Usage(m) | Failure::Message(m) => write!(f, "{m}"),
+            Failure::Input {
+                file: Some(file),
+                error,
+            } => write!(f, "{file}: {error}{}", hint(error)),
+            Failure::Input { file: None, error } => write!(f, "{error}{}", hint(error)),
         }
+    }
+}
+
+/// What the command line adds to a library error: where to look next.
+fn hint(error: &Error) -> &'static str {
+    match error {
+        Error::UnknownTarget { .. } => " (`rspv-specialize targets` lists them all)",
+        _ => "",
     }
 }
 
@@ -212,6 +263,9 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::Usage(message)) => Cli::command()
+            .error(clap::error::ErrorKind::ArgumentConflict, message)
+            .exit(),
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(1)

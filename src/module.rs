@@ -26,34 +26,43 @@ pub enum Endian {
 }
 
 /// Checks what can be checked of a module from its length and first four
-/// bytes, and tells its byte order. Errors name the byte offset.
+/// bytes, and tells its byte order. The magic number comes first, so a file
+/// that is not SPIR-V at all (a README, an ELF object) is said to be "not
+/// SPIR-V", not "of a bad length". Errors name the byte offset.
 pub fn check_start(first: &[u8], len: usize) -> Result<Endian> {
+    if len < 4 || first.len() < 4 {
+        return Err(binary(
+            0,
+            format!("not SPIR-V: {len} byte(s), fewer than the 5-word header"),
+        ));
+    }
+    let magic = [first[0], first[1], first[2], first[3]];
+    let endian = if u32::from_le_bytes(magic) == MAGIC {
+        Endian::Little
+    } else if u32::from_be_bytes(magic) == MAGIC {
+        Endian::Big
+    } else {
+        return Err(binary(
+            0,
+            format!(
+                "not SPIR-V: bad magic number 0x{:08x} (expected 0x07230203 in either byte order)",
+                u32::from_le_bytes(magic)
+            ),
+        ));
+    };
     if !len.is_multiple_of(4) {
         return Err(binary(
             len - len % 4,
             format!("module length {len} bytes is not a multiple of 4"),
         ));
     }
-    if len < HEADER_WORDS * 4 || first.len() < 4 {
+    if len < HEADER_WORDS * 4 {
         return Err(binary(
             0,
             format!("module has {} words, fewer than the 5-word header", len / 4),
         ));
     }
-    let magic = [first[0], first[1], first[2], first[3]];
-    if u32::from_le_bytes(magic) == MAGIC {
-        Ok(Endian::Little)
-    } else if u32::from_be_bytes(magic) == MAGIC {
-        Ok(Endian::Big)
-    } else {
-        Err(binary(
-            0,
-            format!(
-                "bad magic number 0x{:08x} (expected 0x07230203 in either byte order)",
-                u32::from_le_bytes(magic)
-            ),
-        ))
-    }
+    Ok(endian)
 }
 
 /// Converts 4-byte chunks to host words in the given byte order, appending
@@ -363,15 +372,28 @@ mod tests {
 
     #[test]
     fn rejects_short_and_misaligned_input() {
-        let e = words_from_bytes(&[1, 2, 3]).unwrap_err();
+        let magic = MAGIC.to_le_bytes();
+        let e = words_from_bytes(&[magic.as_slice(), &[1, 2, 3]].concat()).unwrap_err();
         assert!(e.to_string().contains("not a multiple of 4"), "{e}");
-        let e = words_from_bytes(&[0; 16]).unwrap_err();
+        let e = words_from_bytes(&[magic.as_slice(), &[0; 12]].concat()).unwrap_err();
         assert!(
             e.to_string().contains("fewer than the 5-word header"),
             "{e}"
         );
-        let e = words_from_bytes(&[0; 20]).unwrap_err();
-        assert!(e.to_string().contains("bad magic"), "{e}");
+    }
+
+    #[test]
+    fn not_spirv_is_said_before_any_length_complaint() {
+        // A README (odd length), an ELF header, zeros, three bytes.
+        for bytes in [
+            b"# A README\n\nSome text.\n".as_slice(),
+            b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0\x01\0",
+            &[0; 20],
+            &[1, 2, 3],
+        ] {
+            let e = words_from_bytes(bytes).unwrap_err().to_string();
+            assert!(e.starts_with("byte 0: not SPIR-V: "), "{bytes:?}: {e}");
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! `wavefrontsize32` when wave64 is asked for on a dual-wave processor.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::arch::{ArchTables, Processor};
 use crate::error::{Error, Result};
@@ -22,13 +23,56 @@ pub struct TargetOptions {
 }
 
 /// A resolved target: the processor, its target-ID modifiers and features.
+///
+/// A target refers to the tables it was resolved against, borrowed
+/// (`Target<'t>`) or shared: [`ArchTables::embedded`] is `'static`, so its
+/// targets are `Target<'static>`, and [`ArchTables::shared_target`] makes a
+/// `Target<'static>` that holds an [`Arc`] of tables loaded at run time. Either
+/// way a target can be stored next to (or without) its tables, and sent to
+/// other threads.
+///
+/// ```
+/// use std::sync::Arc;
+/// use rspv_specialize::{ArchTables, Target, TargetOptions};
+///
+/// struct Loader {
+///     target: Target<'static>,
+/// }
+/// let embedded = Loader { target: ArchTables::embedded().target("gfx942").unwrap() };
+/// let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("arch-tables");
+/// let loaded = Arc::new(ArchTables::from_dir(&dir).unwrap());
+/// let shared = Loader {
+///     target: ArchTables::shared_target(&loaded, "tahiti", &TargetOptions::default()).unwrap(),
+/// };
+/// drop(loaded); // the target keeps the tables alive
+/// assert_eq!(shared.target.processor().name, "gfx600");
+/// assert_eq!(embedded.target.id(), "gfx942");
+/// ```
 #[derive(Debug, Clone)]
 pub struct Target<'t> {
-    tables: &'t ArchTables,
+    tables: TablesRef<'t>,
+    given: String,
     id: String,
-    processor: &'t Processor,
+    processor: usize,
     modifiers: Vec<(String, bool)>,
     features: BTreeSet<String>,
+    wavefront_size: u32,
+}
+
+/// The tables a [`Target`] was resolved against: borrowed or shared.
+#[derive(Debug, Clone)]
+enum TablesRef<'t> {
+    Borrowed(&'t ArchTables),
+    Shared(Arc<ArchTables>),
+}
+
+impl TablesRef<'_> {
+    fn get(&self) -> &ArchTables {
+        match self {
+            TablesRef::Borrowed(t) => t,
+            TablesRef::Shared(t) => t,
+        }
+    }
 }
 
 /// The value of one predicate for one target, with a note when the module
@@ -70,16 +114,18 @@ impl PredicateKind {
     }
 }
 
-fn parse_target_id<'t>(
-    tables: &'t ArchTables,
-    id: &str,
-) -> Result<(&'t Processor, Vec<(String, bool)>)> {
+/// Splits a target ID into its processor (an index into the tables'
+/// processors) and its modifiers.
+fn parse_target_id(tables: &ArchTables, id: &str) -> Result<(usize, Vec<(String, bool)>)> {
     let mut parts = id.split(':');
     let name = parts.next().unwrap_or("");
-    let processor = tables.processor(name).ok_or_else(|| Error::UnknownTarget {
-        target: id.to_string(),
-        suggestions: tables.closest_names(name),
-    })?;
+    let index = tables
+        .processor_index(name)
+        .ok_or_else(|| Error::UnknownTarget {
+            target: id.to_string(),
+            suggestions: tables.closest_names(name),
+        })?;
+    let processor = &tables.processors()[index];
     let bad = |message: String| Error::BadTarget {
         target: id.to_string(),
         message,
@@ -113,7 +159,7 @@ fn parse_target_id<'t>(
         }
         modifiers.push((feature.to_string(), on));
     }
-    Ok((processor, modifiers))
+    Ok((index, modifiers))
 }
 
 impl ArchTables {
@@ -145,47 +191,80 @@ impl ArchTables {
     /// assert!(tables.target_with("gfx1250", &wave64).is_err());
     /// ```
     pub fn target_with(&self, id: &str, options: &TargetOptions) -> Result<Target<'_>> {
-        let (processor, modifiers) = parse_target_id(self, id)?;
-        let mut features = processor.features.clone();
-        if options.wave64 {
-            if processor.is_dual_wave() {
-                features.remove("wavefrontsize32");
-                features.insert("wavefrontsize64".to_string());
-            } else if !processor.wavefront_sizes.contains(&64) {
-                return Err(Error::BadTarget {
-                    target: id.to_string(),
-                    message: format!("{} supports wave32 only", processor.name),
-                });
-            }
-        }
-        for (f, on) in &modifiers {
-            if *on {
-                features.insert(f.clone());
-            }
-        }
-        let mut canonical = processor.name.clone();
-        for (f, on) in &modifiers {
-            canonical.push_str(&format!(":{f}{}", if *on { '+' } else { '-' }));
-        }
-        Ok(Target {
-            tables: self,
-            id: canonical,
-            processor,
-            modifiers,
-            features,
-        })
+        resolve(TablesRef::Borrowed(self), id, options)
+    }
+
+    /// Resolves a target ID against shared tables: the target holds its own
+    /// reference to them, so it is `'static` and can be kept anywhere (see
+    /// [`Target`]). Errors as [`ArchTables::target_with`].
+    pub fn shared_target(
+        tables: &Arc<ArchTables>,
+        id: &str,
+        options: &TargetOptions,
+    ) -> Result<Target<'static>> {
+        resolve(TablesRef::Shared(Arc::clone(tables)), id, options)
     }
 }
 
-impl<'t> Target<'t> {
-    /// The canonical target ID (aliases resolved, modifiers as given).
+/// Resolves a target ID against `tables` (see [`ArchTables::target_with`]).
+fn resolve<'t>(tables: TablesRef<'t>, id: &str, options: &TargetOptions) -> Result<Target<'t>> {
+    let (index, modifiers) = parse_target_id(tables.get(), id)?;
+    let processor = &tables.get().processors()[index];
+    let mut features = processor.features.clone();
+    let mut wavefront_size = processor.default_wavefront_size;
+    if options.wave64 {
+        if processor.is_dual_wave() {
+            features.remove("wavefrontsize32");
+            features.insert("wavefrontsize64".to_string());
+        } else if !processor.wavefront_sizes.contains(&64) {
+            return Err(Error::BadTarget {
+                target: id.to_string(),
+                message: format!("{} supports wave32 only", processor.name),
+            });
+        }
+        wavefront_size = 64;
+    }
+    for (f, on) in &modifiers {
+        if *on {
+            features.insert(f.clone());
+        }
+    }
+    let mut canonical = processor.name.clone();
+    for (f, on) in &modifiers {
+        canonical.push_str(&format!(":{f}{}", if *on { '+' } else { '-' }));
+    }
+    Ok(Target {
+        tables,
+        given: id.to_string(),
+        id: canonical,
+        processor: index,
+        modifiers,
+        features,
+        wavefront_size,
+    })
+}
+
+impl Target<'_> {
+    /// The canonical target ID (aliases resolved, modifiers as given):
+    /// `gfx600` for `tahiti`.
     pub fn id(&self) -> &str {
         &self.id
     }
 
+    /// The target ID as it was given (`tahiti`), for messages and file names.
+    pub fn given(&self) -> &str {
+        &self.given
+    }
+
     /// The processor.
-    pub fn processor(&self) -> &'t Processor {
-        self.processor
+    pub fn processor(&self) -> &Processor {
+        &self.tables.get().processors()[self.processor]
+    }
+
+    /// The wavefront size the target runs with: 64 when wave64 was asked for
+    /// (or the processor runs only wave64), else the processor's default.
+    pub fn wavefront_size(&self) -> u32 {
+        self.wavefront_size
     }
 
     /// The feature set `has.` expressions are evaluated against.
@@ -218,10 +297,9 @@ impl<'t> Target<'t> {
     }
 
     fn evaluate_is(&self, what: &str) -> Evaluation {
-        match parse_target_id(self.tables, what) {
+        match parse_target_id(self.tables.get(), what) {
             Ok((p, mods)) => {
-                let same = std::ptr::eq(p, self.processor)
-                    && mods.iter().all(|m| self.modifiers.contains(m));
+                let same = p == self.processor && mods.iter().all(|m| self.modifiers.contains(m));
                 Evaluation {
                     value: same,
                     note: None,
@@ -244,6 +322,7 @@ impl<'t> Target<'t> {
         let unknown = std::cell::RefCell::new(Vec::<String>::new());
         let known = |f: &str| {
             self.tables
+                .get()
                 .processors()
                 .iter()
                 .any(|p| p.features.contains(f))

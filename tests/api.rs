@@ -44,7 +44,7 @@ fn all_processors_on_four_threads_match_one_by_one() {
     assert_eq!(names.len(), 61);
     for path in INPUTS {
         let input = std::fs::read(path).unwrap();
-        let sequential: Vec<_> = names.iter().map(|n| one(&tables, n, &input)).collect();
+        let sequential: Vec<_> = names.iter().map(|n| one(tables, n, &input)).collect();
         assert!(sequential.iter().all(Result::is_ok), "{path}");
         // Every thread does all processors, each starting elsewhere, all at
         // the same time on the same tables.
@@ -76,5 +76,95 @@ fn all_processors_on_four_threads_match_one_by_one() {
                 );
             }
         }
+    }
+}
+
+/// A target can be kept next to (or without) its tables: `'static` for the
+/// embedded tables, and for tables loaded at run time through an `Arc`.
+#[test]
+fn targets_can_be_kept_without_their_tables_in_scope() {
+    use rspv_specialize::TargetOptions;
+    use std::sync::Arc;
+
+    /// What a JIT loader might keep: targets, no tables, no lifetime.
+    struct Loader {
+        targets: Vec<Target<'static>>,
+    }
+    let embedded = Loader {
+        targets: vec![ArchTables::embedded().target("tahiti").unwrap()],
+    };
+    // One parse per process: every call returns the same tables.
+    assert!(std::ptr::eq(ArchTables::embedded(), ArchTables::embedded()));
+
+    let loaded = Arc::new(ArchTables::from_dir(std::path::Path::new("arch-tables")).unwrap());
+    let wave64 = TargetOptions { wave64: true };
+    let shared = Loader {
+        targets: vec![ArchTables::shared_target(&loaded, "gfx1100", &wave64).unwrap()],
+    };
+    drop(loaded);
+    // The shared target still works after the caller dropped its tables,
+    // on another thread, and gives what a borrowed target gives.
+    let input = std::fs::read(INPUTS[0]).unwrap();
+    let from_thread = std::thread::spawn(move || {
+        let t = &shared.targets[0];
+        (
+            t.wavefront_size(),
+            specialize(&input, t, &Options::default()).unwrap().bytes(),
+        )
+    })
+    .join()
+    .unwrap();
+    assert_eq!(from_thread.0, 64);
+    let input = std::fs::read(INPUTS[0]).unwrap();
+    let borrowed = ArchTables::embedded()
+        .target_with("gfx1100", &wave64)
+        .unwrap();
+    let want = specialize(&input, &borrowed, &Options::default())
+        .unwrap()
+        .bytes();
+    assert!(from_thread.1 == want);
+
+    let t = &embedded.targets[0];
+    assert_eq!(
+        (t.given(), t.id(), t.processor().name.as_str()),
+        ("tahiti", "gfx600", "gfx600")
+    );
+    assert!(
+        ArchTables::shared_target(
+            &Arc::new(ArchTables::embedded().clone()),
+            "gfx9999",
+            &wave64
+        )
+        .is_err()
+    );
+}
+
+/// Library errors carry no command-line hints (the CLI adds its own), and
+/// `Error` is `#[non_exhaustive]`: matching it needs a catch-all arm, which
+/// this match has (it would not compile without one outside the crate).
+#[test]
+fn errors_carry_no_command_line_hints() {
+    let e = ArchTables::embedded().target("gfx95").unwrap_err();
+    let message = e.to_string();
+    assert!(
+        message.starts_with("unknown target `gfx95`; did you mean gfx950"),
+        "{message}"
+    );
+    assert!(!message.contains("rspv-specialize"), "{message}");
+    let kind = match &e {
+        Error::UnknownTarget { suggestions, .. } => suggestions.len(),
+        _ => usize::MAX,
+    };
+    assert!(kind > 0 && kind != usize::MAX);
+    // Not SPIR-V at all: said by the magic number, whatever the length.
+    for bytes in [b"# README\n".as_slice(), b"\x7fELF\x02\x01\x01\0\0\0\0\0"] {
+        let e = specialize(
+            bytes,
+            &ArchTables::embedded().target("gfx942").unwrap(),
+            &Options::default(),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("byte 0: not SPIR-V: bad magic number"), "{e}");
     }
 }

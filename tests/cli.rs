@@ -35,16 +35,212 @@ fn golden(case: &str) -> String {
 
 #[test]
 fn main_job_needs_its_arguments() {
-    for args in [
-        vec![],
-        vec!["in.spv", "-o", "out.spv"],
-        vec!["--target", "gfx950", "-o", "out.spv"],
-        vec!["--target", "gfx950", "in.spv"],
+    for (args, says) in [
+        (vec![], "<IN>"),
+        (vec!["in.spv", "-o", "out.spv"], "give --target TARGET"),
+        (vec!["--target", "gfx950", "-o", "out.spv"], "<IN>"),
+        (
+            vec!["--target", "gfx950", "in.spv"],
+            "give -o OUT (or --in-place)",
+        ),
+        (
+            vec!["--all-targets", "in.spv"],
+            "--all-targets writes one module per target: give --out-dir DIR",
+        ),
+        (
+            vec!["--targets", "gfx950,gfx942", "in.spv"],
+            "--targets writes one module per target: give --out-dir DIR",
+        ),
+        (
+            vec!["--target", "gfx950", "in.spv", "--out-dir", "d"],
+            "--out-dir is for --targets or --all-targets",
+        ),
     ] {
         let out = run_cli(&args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.contains("required"), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_usage_lines_never_conflict(&stderr);
+    }
+    assert!(!std::path::Path::new("d").exists());
+}
+
+/// No usage line asks for two flags that cannot go together: `-o` /
+/// `--in-place` with `--out-dir`, or `--target` with `--targets` /
+/// `--all-targets`.
+fn assert_usage_lines_never_conflict(stderr: &str) {
+    let mut lines = 0;
+    let mut in_usage = false;
+    for line in stderr.lines() {
+        if line.starts_with("Usage:") {
+            in_usage = true;
+        } else if line.trim().is_empty() {
+            in_usage = false;
+        }
+        if !in_usage {
+            continue;
+        }
+        lines += 1;
+        // `a | b` offers alternatives; what one alternative asks for with
+        // the rest of the line must go together.
+        for part in line.split(" | ") {
+            let has = |flag: &str| part.contains(flag);
+            assert!(
+                !(has("--out-dir") && (has("-o <OUT>") || has("--output") || has("--in-place"))),
+                "{line}"
+            );
+            assert!(
+                !(has("--target <") && (has("--targets") || has("--all-targets"))),
+                "{line}"
+            );
+        }
+    }
+    assert!(lines >= 2, "no usage lines in {stderr}");
+}
+
+#[test]
+fn reports_name_the_target_as_given_its_processor_and_wave() {
+    let dir = scratch("report");
+    let out = dir.join("out.spv");
+    let o = out.to_str().unwrap();
+    let dispatch = golden("dispatch-chain");
+    for (args, first_line) in [
+        (
+            vec!["--target", "tahiti"],
+            "target tahiti (processor gfx600, wave64)",
+        ),
+        (
+            vec!["--target", "gfx1100"],
+            "target gfx1100 (processor gfx1100, wave32)",
+        ),
+        (
+            vec!["--target", "gfx1100", "--wave64"],
+            "target gfx1100 (processor gfx1100, wave64)",
+        ),
+        (
+            vec!["--target", "gfx90a:xnack+"],
+            "target gfx90a:xnack+ (processor gfx90a, wave64)",
+        ),
+    ] {
+        let mut args = args;
+        args.extend([dispatch.as_str(), "-o", o]);
+        let r = run_cli(&args);
+        assert!(r.status.success(), "{args:?}");
+        let text = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(text.lines().next(), Some(first_line), "{args:?}: {text}");
+        // SpecId order, though the table lists SpecIds 1, 2, 0.
+        let ids: Vec<u32> = text
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("SpecId"))
+            .map(|l| l.split_whitespace().next().unwrap().parse().unwrap())
+            .collect();
+        assert_eq!(ids, [0, 1, 2], "{text}");
+
+        args.extend(["--report", "json"]);
+        let r = run_cli(&args);
+        let v: Value = serde_json::from_slice(&r.stderr).unwrap();
+        let want = ArchTablesTarget::from_args(&args);
+        assert_eq!(v["target"], want.given.as_str(), "{args:?}");
+        assert_eq!(v["processor"], want.processor.as_str(), "{args:?}");
+        assert_eq!(v["wavefront_size"], want.wave, "{args:?}");
+        let ids: Vec<u64> = v["predicates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["spec_id"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, [0, 1, 2], "{args:?}");
+        common::spirv_val(&std::fs::read(&out).unwrap(), &dir).unwrap();
+    }
+    // The table's own order is not SpecId order: the report sorted it.
+    let table = rspv_specialize::inspect(&std::fs::read(&dispatch).unwrap()).unwrap();
+    let table_order: Vec<u32> = table.predicates.iter().map(|p| p.spec_id).collect();
+    assert_ne!(table_order, [0, 1, 2]);
+}
+
+/// What the library resolves a command line's `--target` (and `--wave64`)
+/// to: the expected report fields.
+struct ArchTablesTarget {
+    given: String,
+    processor: String,
+    wave: u32,
+}
+
+impl ArchTablesTarget {
+    fn from_args(args: &[&str]) -> ArchTablesTarget {
+        let at = args.iter().position(|a| *a == "--target").unwrap();
+        let given = args[at + 1];
+        let wave64 = args.contains(&"--wave64");
+        let t = rspv_specialize::ArchTables::embedded()
+            .target_with(given, &rspv_specialize::TargetOptions { wave64 })
+            .unwrap();
+        ArchTablesTarget {
+            given: given.to_string(),
+            processor: t.processor().name.clone(),
+            wave: t.wavefront_size(),
+        }
+    }
+}
+
+#[test]
+fn quiet_writes_the_module_and_no_report() {
+    let dir = scratch("quiet");
+    let out = dir.join("out.spv");
+    for flag in ["-q", "--quiet"] {
+        let _ = std::fs::remove_file(&out);
+        let r = run_cli(&[
+            "--target",
+            "gfx942",
+            &golden("dispatch-chain"),
+            "-o",
+            out.to_str().unwrap(),
+            flag,
+        ]);
+        assert!(r.status.success(), "{flag}");
+        assert!(
+            r.stderr.is_empty(),
+            "{flag}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+        assert!(out.is_file(), "{flag}");
+    }
+    // Errors are still said.
+    let r = run_cli(&[
+        "--target",
+        "gfx9999",
+        &golden("dispatch-chain"),
+        "-o",
+        "-",
+        "-q",
+    ]);
+    assert_eq!(r.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("gfx9999"));
+}
+
+#[test]
+fn files_that_are_not_spirv_are_said_to_be_so() {
+    let dir = scratch("not-spirv");
+    let readme = repo().join("README.md");
+    let elf = PathBuf::from(env!("CARGO_BIN_EXE_rspv-specialize"));
+    let odd = dir.join("odd.txt");
+    std::fs::write(&odd, b"seven b").unwrap();
+    for file in [&readme, &elf, &odd] {
+        let f = file.to_str().unwrap();
+        for args in [
+            vec!["--target", "gfx942", f, "-o", "-"],
+            vec!["inspect", f],
+            vec!["--targets", "gfx942", f, "--out-dir", dir.to_str().unwrap()],
+        ] {
+            let r = run_cli(&args);
+            assert_eq!(r.status.code(), Some(1), "{args:?}");
+            let e = String::from_utf8_lossy(&r.stderr);
+            assert!(
+                e.contains(&format!("{f}: byte 0: not SPIR-V")),
+                "{args:?}: {e}"
+            );
+            assert!(!e.contains("multiple of 4") && !e.contains("words"), "{e}");
+            assert!(r.stdout.is_empty());
+        }
     }
 }
 
@@ -137,7 +333,7 @@ fn main_job_never_overwrites_its_input_unless_asked() {
     std::fs::write(&path, &original).unwrap();
     let p = path.to_str().unwrap();
     let out = run_cli(&["--target", "gfx950", p, "-o", p]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--in-place"));
     assert_eq!(std::fs::read(&path).unwrap(), original);
     let out = run_cli(&["--target", "gfx950", p, "--in-place", "--report", "none"]);
@@ -223,7 +419,10 @@ fn inspect_text_lists_the_table() {
         "tahiti",
         &golden("alias-and-or"),
     ]));
-    assert!(text.starts_with("target gfx600 "), "{text}");
+    assert!(
+        text.starts_with("target tahiti (processor gfx600, gfx6, wave64)"),
+        "{text}"
+    );
     let row = text.lines().find(|l| l.contains("is.tahiti")).unwrap();
     assert!(row.contains("true"), "{text}");
     let row = text.lines().find(|l| l.contains("vmem-to-lds")).unwrap();

@@ -97,7 +97,7 @@ fn golden_cases() {
     let cases = common::golden_cases("input.spv");
     assert!(cases.len() >= 20, "found only {} golden cases", cases.len());
     for case in cases {
-        run_case(&case, &tables);
+        run_case(&case, tables);
     }
 }
 

@@ -71,10 +71,9 @@ fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
     }
 }
 
-/// The embedded arch tables, parsed once.
+/// The embedded arch tables (parsed once per process by the library).
 fn tables() -> &'static ArchTables {
-    static TABLES: std::sync::OnceLock<ArchTables> = std::sync::OnceLock::new();
-    TABLES.get_or_init(ArchTables::embedded)
+    ArchTables::embedded()
 }
 
 fn golden(case: &str) -> Vec<u8> {

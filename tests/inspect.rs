@@ -574,12 +574,12 @@ mod cli {
             for target in targets {
                 let v = json(&["inspect", "--format", "json", "--target", target, &path]);
                 let what = format!("{case} --target {target}");
-                let canonical = ArchTables::embedded()
-                    .target(target)
-                    .unwrap()
-                    .id()
-                    .to_string();
-                assert_eq!(v["target"], canonical.as_str(), "{what}");
+                let t = ArchTables::embedded().target(target).unwrap();
+                // Named as given, with what it resolved to.
+                assert_eq!(v["target"], target, "{what}");
+                assert_eq!(v["target_id"], t.id(), "{what}");
+                assert_eq!(v["processor"], t.processor().name.as_str(), "{what}");
+                assert_eq!(v["wavefront_size"], t.wavefront_size(), "{what}");
                 assert_eq!(v["has_table"], true, "{what}");
                 check_predicates(&what, &v["predicates"], &inspection, &|n| {
                     Some(reference.value(target, false, n))
@@ -672,7 +672,9 @@ mod cli {
             "tahiti",
             &golden("alias-and-or"),
         ]);
-        assert_eq!(v["target"], "gfx600");
+        assert_eq!(v["target"], "tahiti");
+        assert_eq!(v["processor"], "gfx600");
+        assert_eq!(v["wavefront_size"], 64);
         let tahiti = v["predicates"]
             .as_array()
             .unwrap()

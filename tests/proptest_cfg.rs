@@ -24,7 +24,6 @@ mod kasm;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::OnceLock;
 
 use kasm::{Kernel, inst};
 use proptest::prelude::*;
@@ -35,8 +34,7 @@ use rspv_specialize::{
 use spirv::Op;
 
 fn tables() -> &'static ArchTables {
-    static TABLES: OnceLock<ArchTables> = OnceLock::new();
-    TABLES.get_or_init(ArchTables::embedded)
+    ArchTables::embedded()
 }
 
 /// Predicate names the tables are drawn from: processors (aliases, a

@@ -3,20 +3,56 @@
 //! The module is parsed and analysed once; targets that resolve every
 //! predicate alike share one rewrite, and distinct rewrites use the cores
 //! (`Prepared::specialize_many`). All or nothing: if any target fails,
-//! nothing is written and every failure is listed. Otherwise each module is
-//! written atomically as `<target>.spv` (`:` written as `_`), then
-//! `manifest.json` with each file's target, size, SHA-256 and predicate
-//! values. A progress line is drawn on stderr when it is a terminal.
+//! nothing is written and every failure is listed, identical ones once with
+//! the targets they hit. Otherwise the files an earlier `manifest.json` in
+//! DIR lists are removed, each module is written atomically under the name
+//! [`output_name`] gives it, then `manifest.json` with each file's target
+//! (as given, and what it resolved to), wave size, size, SHA-256 and
+//! predicate values. A progress line is drawn on stderr when it is a
+//! terminal; the report (text, or JSON with `--report json`) follows.
 
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use rspv_specialize::{ArchTables, Error, Options, Prepared, Target, TargetOptions};
-use serde_json::{Value, json};
+use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target, TargetOptions};
+use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::io::{display_path, emit_json_to_stderr, read_words, write_output, write_with};
-use crate::{Failure, SpecializeArgs};
+use super::io::{display_path, write_output, write_with};
+use super::targets::display_order;
+use crate::{Failure, ReportFormat, SpecializeArgs};
+
+/// The manifest's file name in DIR.
+const MANIFEST: &str = "manifest.json";
+
+/// The file name of one batch output: the target as the user wrote it, `:`
+/// written as `_`, then `-wave64` when the target runs wave64 because
+/// `--wave64` asked for it: `tahiti.spv`, `gfx90a_xnack+.spv`,
+/// `gfx1100-wave64.spv`. The one place batch names are made.
+pub(crate) fn output_name(given: &str, wave64: bool) -> String {
+    let suffix = if wave64 { "-wave64" } else { "" };
+    format!("{}{suffix}.spv", given.replace(':', "_"))
+}
+
+/// True for a name that stays inside the directory it is joined to: one
+/// normal path component (no separator, not `.` or `..`).
+fn is_plain_file_name(name: &str) -> bool {
+    let mut parts = Path::new(name).components();
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(std::path::Component::Normal(n)), None) if n == name
+    )
+}
+
+/// One target of the batch and its output.
+struct Job<'t> {
+    target: Target<'t>,
+    /// True when `--wave64` applies to this target.
+    wave64: bool,
+    /// Its file name in DIR.
+    file: String,
+}
 
 /// Runs a batch.
 pub(crate) fn run_batch(
@@ -25,35 +61,16 @@ pub(crate) fn run_batch(
     input: &Path,
     out_dir: &Path,
 ) -> Result<(), Failure> {
-    let options = TargetOptions {
-        wave64: args.tables.wave64,
-    };
-    let ids: Vec<String> = if args.all_targets {
-        tables.processors().iter().map(|p| p.name.clone()).collect()
-    } else {
-        args.targets.clone()
-    };
-    let targets = ids
-        .iter()
-        .map(|id| {
-            // --wave64 applies where it can: wave64 on a wave32-only
-            // processor falls back to its only size in an --all-targets run.
-            tables.target_with(id, &options).or_else(|e| {
-                if args.all_targets {
-                    tables.target(id)
-                } else {
-                    Err(e)
-                }
-            })
-        })
-        .collect::<Result<Vec<Target<'_>>, Error>>()?;
+    let jobs = resolve_targets(args, tables)?;
+    if out_dir.exists() && !out_dir.is_dir() {
+        return Err(Failure::from(Error::Io {
+            path: out_dir.display().to_string(),
+            message: "not a directory".to_string(),
+        }));
+    }
     let file = display_path(input);
-    let with_file = |error: Error| Failure {
-        file: Some(file.clone()),
-        error,
-    };
-    let (words, endian) = read_words(input)?;
-    let prepared = Prepared::new(&words, endian).map_err(with_file)?;
+    let (words, endian) = super::io::read_words(input)?;
+    let prepared = Prepared::new(&words, endian).map_err(|e| Failure::in_file(&file, e))?;
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
         if tty {
@@ -63,34 +80,33 @@ pub(crate) fn run_batch(
             }
         }
     };
+    let targets: Vec<Target<'_>> = jobs.iter().map(|j| j.target.clone()).collect();
     let results = prepared.specialize_many_with_progress(&targets, &Options::default(), &progress);
-
-    let failures: Vec<String> = targets
-        .iter()
-        .zip(&results)
-        .filter_map(|(t, r)| r.as_ref().err().map(|e| format!("{}: {e}", t.id())))
-        .collect();
-    if !failures.is_empty() {
-        return Err(with_file(Error::Io {
-            path: "batch".to_string(),
-            message: format!(
-                "{} of {} targets failed, nothing written:\n{}",
-                failures.len(),
-                targets.len(),
-                failures.join("\n")
-            ),
-        }));
+    drop(words);
+    let mut outs = Vec::with_capacity(results.len());
+    let mut failed: Vec<(String, Vec<String>)> = Vec::new();
+    for (job, r) in jobs.iter().zip(results) {
+        match r {
+            Ok(out) => outs.push(out),
+            Err(e) => add_failure(&mut failed, e.to_string(), job.target.given()),
+        }
     }
+    if !failed.is_empty() {
+        return Err(Failure::Message(format!(
+            "{file}: {}",
+            failures_text(&failed, jobs.len())
+        )));
+    }
+
     std::fs::create_dir_all(out_dir).map_err(|e| Error::Io {
         path: out_dir.display().to_string(),
         message: format!("cannot create: {e}"),
     })?;
+    remove_earlier_outputs(out_dir);
     let mut written: Vec<PathBuf> = Vec::new();
     let mut entries: Vec<Value> = Vec::new();
-    for (t, r) in targets.iter().zip(results) {
-        let Ok(out) = r else { continue };
-        let name = format!("{}.spv", t.id().replace(':', "_"));
-        let path = out_dir.join(&name);
+    for (job, out) in jobs.iter().zip(&outs) {
+        let path = out_dir.join(&job.file);
         let data = out.bytes();
         if let Err(e) = write_with(&path, &mut |w| w.write_all(&data)) {
             for p in &written {
@@ -99,32 +115,303 @@ pub(crate) fn run_batch(
             return Err(e.into());
         }
         written.push(path);
-        let values: serde_json::Map<String, Value> = out
-            .report()
-            .predicates
-            .iter()
-            .map(|p| (p.name.clone(), Value::Bool(p.value)))
-            .collect();
-        entries.push(json!({
-            "target": t.id(),
-            "file": name,
-            "size": data.len(),
-            "sha256": hex(&Sha256::digest(&data)),
-            "predicates": values,
-        }));
+        entries.push(manifest_entry(job, out, &data));
     }
-    let manifest = json!({ "input": file, "targets": entries });
+    let manifest = json!({
+        "input": file,
+        "wave64": args.tables.wave64,
+        "targets": entries,
+    });
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    write_output(&out_dir.join("manifest.json"), text.as_bytes())?;
-    if !matches!(args.report, crate::ReportFormat::None) {
-        emit_json_to_stderr(&json!({
-            "out_dir": out_dir.display().to_string(),
-            "modules": written.len(),
-        }));
+    write_output(&out_dir.join(MANIFEST), text.as_bytes())?;
+    match args.report_format() {
+        ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &outs)),
+        ReportFormat::Json => eprintln!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&file, out_dir, &jobs, &outs))
+                .unwrap_or_default()
+        ),
+        ReportFormat::None => {}
     }
     Ok(())
 }
 
+/// The targets of the batch, resolved, with their file names. Every
+/// target that does not resolve is listed (exit 1); a target given twice,
+/// or two targets that would write one file, is a usage error.
+fn resolve_targets<'t>(
+    args: &SpecializeArgs,
+    tables: &'t ArchTables,
+) -> Result<Vec<Job<'t>>, Failure> {
+    let wave64 = args.tables.wave64;
+    let given: Vec<String> = if args.all_targets {
+        display_order(tables)
+            .iter()
+            .map(|p| p.name.clone())
+            .collect()
+    } else {
+        args.targets.clone()
+    };
+    let mut jobs = Vec::with_capacity(given.len());
+    let mut failed: Vec<(String, Vec<String>)> = Vec::new();
+    let mut names = BTreeSet::new();
+    for id in &given {
+        if id.is_empty() {
+            return Err(Failure::usage("--targets has an empty target name"));
+        }
+        let options = TargetOptions { wave64 };
+        let resolved = match tables.target_with(id, &options) {
+            // --wave64 applies where it can: a wave32-only processor keeps
+            // its only size in an --all-targets run.
+            Err(_) if wave64 && args.all_targets => tables.target(id).map(|t| (t, false)),
+            r => r.map(|t| (t, wave64)),
+        };
+        let (target, wave64) = match resolved {
+            Ok(t) => t,
+            Err(e) => {
+                let hint = crate::hint(&e);
+                add_failure(&mut failed, format!("{e}{hint}"), id);
+                continue;
+            }
+        };
+        let file = output_name(id, wave64);
+        if !is_plain_file_name(&file) || file == MANIFEST {
+            return Err(Failure::usage(format!(
+                "target `{id}` cannot be a file name in --out-dir"
+            )));
+        }
+        if !names.insert(file.clone()) {
+            return Err(Failure::usage(format!(
+                "--targets names `{id}` twice (both would write {file})"
+            )));
+        }
+        jobs.push(Job {
+            target,
+            wave64,
+            file,
+        });
+    }
+    if failed.is_empty() {
+        Ok(jobs)
+    } else {
+        Err(Failure::Message(failures_text(&failed, given.len())))
+    }
+}
+
+/// Adds `target` to the failure with this message, or a new failure.
+fn add_failure(failed: &mut Vec<(String, Vec<String>)>, message: String, target: &str) {
+    match failed.iter_mut().find(|(m, _)| *m == message) {
+        Some((_, targets)) => targets.push(target.to_string()),
+        None => failed.push((message, vec![target.to_string()])),
+    }
+}
+
+/// `N of M targets failed, nothing written:` then each distinct failure
+/// once, with the targets it hit.
+fn failures_text(failed: &[(String, Vec<String>)], total: usize) -> String {
+    let n: usize = failed.iter().map(|(_, t)| t.len()).sum();
+    let mut text = format!("{n} of {total} targets failed, nothing written:");
+    for (message, targets) in failed {
+        text.push_str(&format!("\n  {}: ", targets.join(", ")));
+        text.push_str(&message.replace('\n', "\n    "));
+    }
+    text
+}
+
+/// Removes the files an earlier manifest in `dir` lists, so a re-run leaves
+/// no stale module behind. Only plain file names inside `dir` are removed
+/// (never a path that leads elsewhere), only regular files, and nothing
+/// when the manifest cannot be read as one.
+fn remove_earlier_outputs(dir: &Path) {
+    let Ok(text) = std::fs::read(dir.join(MANIFEST)) else {
+        return;
+    };
+    let Ok(manifest) = serde_json::from_slice::<Value>(&text) else {
+        eprintln!(
+            "note: {} is not a manifest this tool wrote: no earlier outputs removed",
+            dir.join(MANIFEST).display()
+        );
+        return;
+    };
+    let files = manifest["targets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| entry["file"].as_str());
+    for name in files {
+        if !is_plain_file_name(name) || name == MANIFEST {
+            continue;
+        }
+        let path = dir.join(name);
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file()) {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// The manifest entry of one output.
+fn manifest_entry(job: &Job<'_>, out: &Specialized, data: &[u8]) -> Value {
+    let values: Map<String, Value> = out
+        .report()
+        .predicates
+        .iter()
+        .map(|p| (p.name.clone(), Value::Bool(p.value)))
+        .collect();
+    let mut entry = rspv_specialize::json::target(&job.target);
+    entry.insert("wave64".into(), json!(job.wave64));
+    entry.insert("file".into(), json!(job.file));
+    entry.insert("size".into(), json!(data.len()));
+    entry.insert("sha256".into(), json!(hex(&Sha256::digest(data))));
+    entry.insert("predicates".into(), Value::Object(values));
+    Value::Object(entry)
+}
+
+/// The outputs grouped by distinct rewrite, in the order of their first
+/// target: `(indices into jobs, the first output)`. Targets that give every
+/// predicate the same value share one rewrite.
+fn distinct(outs: &[Specialized]) -> Vec<(Vec<usize>, &Specialized)> {
+    let values =
+        |o: &Specialized| -> Vec<bool> { o.report().predicates.iter().map(|p| p.value).collect() };
+    let mut groups: Vec<(Vec<usize>, &Specialized)> = Vec::new();
+    for (i, out) in outs.iter().enumerate() {
+        match groups
+            .iter_mut()
+            .find(|(_, first)| values(first) == values(out))
+        {
+            Some((members, _)) => members.push(i),
+            None => groups.push((vec![i], out)),
+        }
+    }
+    groups
+}
+
+/// A target for a report line: `tahiti=gfx600` when the processor is not
+/// what was written, else as written.
+fn target_label(t: &Target<'_>) -> String {
+    let written = t.given().split(':').next().unwrap_or_default();
+    if written == t.processor().name {
+        t.given().to_string()
+    } else {
+        format!("{}={}", t.given(), t.processor().name)
+    }
+}
+
+/// The text report: one line per distinct rewrite, then a summary.
+fn report_text(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized]) -> String {
+    let groups = distinct(outs);
+    let mut text = String::new();
+    for (members, out) in &groups {
+        let mut by_wave: Vec<(u32, Vec<String>)> = Vec::new();
+        for &i in members {
+            let t = &jobs[i].target;
+            let w = t.wavefront_size();
+            match by_wave.iter_mut().find(|(size, _)| *size == w) {
+                Some((_, names)) => names.push(target_label(t)),
+                None => by_wave.push((w, vec![target_label(t)])),
+            }
+        }
+        let targets: Vec<String> = by_wave
+            .iter()
+            .map(|(w, names)| format!("{} [wave{w}]", names.join(", ")))
+            .collect();
+        let r = out.report();
+        let what = if r.table_removed {
+            let trues: Vec<String> = r
+                .predicates
+                .iter()
+                .filter(|p| p.value)
+                .map(|p| format!("{} [{}]", p.name, p.spec_id))
+                .collect();
+            format!(
+                "true: {}; folded {} branch(es), {} select(s), {} phi(s); removed {} block(s), {} function(s)",
+                if trues.is_empty() {
+                    "none".to_string()
+                } else {
+                    trues.join(", ")
+                },
+                r.branches_folded,
+                r.selects_folded,
+                r.phis_folded,
+                r.blocks_removed,
+                r.functions_removed.len()
+            )
+        } else {
+            "no predicate table: module unchanged".to_string()
+        };
+        text.push_str(&format!(
+            "{}: {} bytes; {what}\n",
+            targets.join("; "),
+            out.words().len() * 4
+        ));
+    }
+    text.push_str(&format!(
+        "{file}: wrote {} module(s) ({} distinct) and {MANIFEST} to {}\n",
+        jobs.len(),
+        groups.len(),
+        out_dir.display()
+    ));
+    text
+}
+
+/// The JSON report: the distinct rewrites, each with its targets and what
+/// was resolved and removed.
+fn report_json(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized]) -> Value {
+    let rewrites: Vec<Value> = distinct(outs)
+        .iter()
+        .map(|(members, out)| {
+            let targets: Vec<Value> = members
+                .iter()
+                .map(|&i| {
+                    let mut t = rspv_specialize::json::target(&jobs[i].target);
+                    t.insert("file".into(), json!(jobs[i].file));
+                    Value::Object(t)
+                })
+                .collect();
+            let mut obj = Map::new();
+            obj.insert("targets".into(), Value::Array(targets));
+            obj.insert("size".into(), json!(out.words().len() * 4));
+            if let Value::Object(report) = rspv_specialize::json::report(out.report()) {
+                for (k, v) in report {
+                    if !matches!(
+                        k.as_str(),
+                        "target" | "target_id" | "processor" | "wavefront_size"
+                    ) {
+                        obj.insert(k, v);
+                    }
+                }
+            }
+            Value::Object(obj)
+        })
+        .collect();
+    json!({
+        "input": file,
+        "out_dir": out_dir.display().to_string(),
+        "modules": jobs.len(),
+        "distinct": rewrites.len(),
+        "rewrites": rewrites,
+    })
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_follow_one_scheme() {
+        assert_eq!(output_name("tahiti", false), "tahiti.spv");
+        assert_eq!(output_name("gfx90a:xnack+", false), "gfx90a_xnack+.spv");
+        assert_eq!(output_name("gfx1100", true), "gfx1100-wave64.spv");
+    }
+
+    #[test]
+    fn only_plain_names_are_file_names() {
+        assert!(is_plain_file_name("gfx942.spv"));
+        for bad in ["", ".", "..", "../x.spv", "a/b.spv", "/etc/passwd", "./x"] {
+            assert!(!is_plain_file_name(bad), "{bad}");
+        }
+    }
 }

@@ -3,27 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use rspv_specialize::arch::Processor;
-use rspv_specialize::table::Predicate;
-use rspv_specialize::{ArchTables, Error, Inspection, Target};
-use serde_json::{Value, json};
+use rspv_specialize::json::{inspection as inspection_json, predicate as predicate_json};
+use rspv_specialize::{Described, Error, Inspection, Resolved, Target};
+use serde_json::{Map, Value, json};
 
 use super::io::{display_path, emit, emit_json, load_tables, read_input, resolve_target};
 use super::targets::display_order;
 use crate::{Failure, Format, InspectArgs};
 
 /// What `inspect` shows of one predicate, whatever the target.
-pub(crate) struct Row {
-    /// The table entry.
-    predicate: Predicate,
-    /// Builtins whose requirement is exactly this `has.` expression.
-    builtins: Vec<String>,
-    /// A note that holds for every target (unknown processor or feature).
-    note: Option<String>,
-}
-
-/// One predicate's value for one target: `(value, note)`.
-type ValueNote = (bool, Option<String>);
+type Row = Described;
 
 pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
     let tables = load_tables(args.tables.arch_tables.as_deref())?;
@@ -35,20 +24,9 @@ pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
         None => None,
     };
     let bytes = read_input(&args.input)?;
-    let inspection = rspv_specialize::inspect(&bytes).map_err(|error| Failure {
-        file: Some(display_path(&args.input)),
-        error,
-    })?;
-    let rows = rows(&tables, &inspection);
     let file = display_path(&args.input);
-    if let Some(target) = &target {
-        let values = values_for(&inspection, target)?;
-        return match args.format {
-            Format::Text => emit(&text_one_target(&file, &rows, target, &values)),
-            Format::Json => emit_json(&json_one_target(&file, &inspection, &rows, target, &values)),
-        }
-        .map_err(Failure::from);
-    }
+    let inspection = rspv_specialize::inspect(&bytes).map_err(|e| Failure::in_file(&file, e))?;
+    let rows = inspection.describe(&tables);
     if args.all_targets {
         let mut columns = Vec::new();
         for p in display_order(&tables) {
@@ -56,7 +34,8 @@ pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
             // processors keep their only size.
             let w64 = wave64 && p.wavefront_sizes.contains(&64);
             let t = resolve_target(&tables, &p.name, w64)?;
-            columns.push((p, values_for(&inspection, &t)?));
+            let values = values_for(&inspection, &t)?;
+            columns.push((t, values));
         }
         return match args.format {
             Format::Text => emit(&text_all_targets(&file, &rows, &columns, wave64)),
@@ -70,127 +49,56 @@ pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
         }
         .map_err(Failure::from);
     }
-    match args.format {
-        Format::Text => emit(&text_table(&file, &rows)),
-        Format::Json => emit_json(&json!({
-            "input": file,
-            "has_table": inspection.has_table,
-            "predicates": rows.iter().map(|r| row_json(r, None)).collect::<Vec<_>>(),
-        })),
+    match (args.format, &target) {
+        (Format::Json, _) => {
+            let mut obj = Map::new();
+            obj.insert("input".into(), json!(file));
+            if let Value::Object(rest) = inspection_json(&inspection, &tables, target.as_ref())? {
+                obj.extend(rest);
+            }
+            emit_json(&Value::Object(obj))
+        }
+        (Format::Text, Some(target)) => {
+            let values = values_for(&inspection, target)?;
+            emit(&text_one_target(&file, &rows, target, &values))
+        }
+        (Format::Text, None) => emit(&text_table(&file, &rows)),
     }
     .map_err(Failure::from)
-}
-
-/// The predicates in SpecId order, with their builtins and notes.
-pub(crate) fn rows(tables: &ArchTables, inspection: &Inspection) -> Vec<Row> {
-    let mut preds = inspection.predicates.clone();
-    preds.sort_by_key(|p| p.spec_id);
-    // Notes depend only on the name (a processor or feature no table knows),
-    // so any processor tells them.
-    let any = tables
-        .processors()
-        .first()
-        .and_then(|p| tables.target(&p.name).ok());
-    preds
-        .into_iter()
-        .map(|p| {
-            let builtins = match p.name.strip_prefix("has.") {
-                Some(expr) => tables
-                    .builtins_requiring(expr)
-                    .map(|b| b.name.clone())
-                    .collect(),
-                None => Vec::new(),
-            };
-            let note = any
-                .as_ref()
-                .and_then(|t| t.evaluate(&p.name).ok())
-                .and_then(|e| e.note);
-            Row {
-                predicate: p,
-                builtins,
-                note,
-            }
-        })
-        .collect()
 }
 
 /// Every predicate's value for `target`, by SpecId.
 pub(crate) fn values_for(
     inspection: &Inspection,
     target: &Target<'_>,
-) -> Result<BTreeMap<u32, ValueNote>, Error> {
+) -> Result<BTreeMap<u32, Resolved>, Error> {
     Ok(inspection
         .resolve(target)?
         .into_iter()
-        .map(|r| (r.spec_id, (r.value, r.note)))
+        .map(|r| (r.spec_id, r))
         .collect())
 }
 
-/// The wavefront size a target runs with.
-pub(crate) fn wavefront_size(target: &Target<'_>) -> u32 {
-    if target.features().contains("wavefrontsize32") {
-        32
-    } else {
-        64
-    }
-}
-
-/// The JSON object of one predicate, with its value when one is given.
-pub(crate) fn row_json(row: &Row, value: Option<&ValueNote>) -> Value {
-    let p = &row.predicate;
-    let mut obj = json!({
-        "spec_id": p.spec_id,
-        "name": p.name,
-        "kind": p.kind.as_str(),
-        "call_sites": p.sites.len(),
-        "builtins": row.builtins,
-        "note": row.note,
-    });
-    if let Some((v, note)) = value {
-        obj["value"] = json!(v);
-        obj["note"] = json!(note.as_ref().or(row.note.as_ref()));
-    }
-    obj
-}
-
-pub(crate) fn predicates_json(rows: &[Row], values: &BTreeMap<u32, ValueNote>) -> Vec<Value> {
+pub(crate) fn predicates_json(rows: &[Row], values: &BTreeMap<u32, Resolved>) -> Vec<Value> {
     rows.iter()
-        .map(|r| row_json(r, values.get(&r.predicate.spec_id)))
+        .map(|r| predicate_json(r, values.get(&r.predicate.spec_id)))
         .collect()
-}
-
-pub(crate) fn json_one_target(
-    file: &str,
-    inspection: &Inspection,
-    rows: &[Row],
-    target: &Target<'_>,
-    values: &BTreeMap<u32, ValueNote>,
-) -> Value {
-    json!({
-        "input": file,
-        "target": target.id(),
-        "processor": target.processor().name,
-        "wavefront_size": wavefront_size(target),
-        "has_table": inspection.has_table,
-        "predicates": predicates_json(rows, values),
-    })
 }
 
 pub(crate) fn json_all_targets(
     file: &str,
     inspection: &Inspection,
     rows: &[Row],
-    columns: &[(&Processor, BTreeMap<u32, ValueNote>)],
+    columns: &[(Target<'_>, BTreeMap<u32, Resolved>)],
     wave64: bool,
 ) -> Value {
     let targets: Vec<Value> = if inspection.has_table {
         columns
             .iter()
-            .map(|(p, values)| {
-                json!({
-                    "target": p.name,
-                    "predicates": predicates_json(rows, values),
-                })
+            .map(|(t, values)| {
+                let mut obj = rspv_specialize::json::target(t);
+                obj.insert("predicates".into(), json!(predicates_json(rows, values)));
+                Value::Object(obj)
             })
             .collect()
     } else {
@@ -200,7 +108,7 @@ pub(crate) fn json_all_targets(
         "input": file,
         "has_table": inspection.has_table,
         "wave64": wave64,
-        "predicates": rows.iter().map(|r| row_json(r, None)).collect::<Vec<_>>(),
+        "predicates": rows.iter().map(|r| predicate_json(r, None)).collect::<Vec<_>>(),
         "targets": targets,
     })
 }
@@ -280,16 +188,16 @@ pub(crate) fn text_one_target(
     file: &str,
     rows: &[Row],
     target: &Target<'_>,
-    values: &BTreeMap<u32, ValueNote>,
+    values: &BTreeMap<u32, Resolved>,
 ) -> String {
     let p = target.processor();
     let mut out = format!(
         "target {} (processor {}, {}{}, wave{})\n",
-        target.id(),
+        target.given(),
         p.name,
         p.generation,
         if p.generic { ", generic" } else { "" },
-        wavefront_size(target)
+        target.wavefront_size()
     );
     if rows.is_empty() {
         out.push_str(NO_TABLE);
@@ -303,7 +211,9 @@ pub(crate) fn text_one_target(
     ));
     for r in rows {
         let pr = &r.predicate;
-        let (value, note) = values.get(&pr.spec_id).cloned().unwrap_or((false, None));
+        let (value, note) = values
+            .get(&pr.spec_id)
+            .map_or((false, None), |v| (v.value, v.note.clone()));
         out.push_str(&format!(
             "{:>6}  {:<4}  {:>5}  {:<5}  {:<w$}  {}\n",
             pr.spec_id,
@@ -326,7 +236,7 @@ pub(crate) fn text_one_target(
 pub(crate) fn text_all_targets(
     file: &str,
     rows: &[Row],
-    columns: &[(&Processor, BTreeMap<u32, ValueNote>)],
+    columns: &[(Target<'_>, BTreeMap<u32, Resolved>)],
     wave64: bool,
 ) -> String {
     if rows.is_empty() {
@@ -342,7 +252,8 @@ pub(crate) fn text_all_targets(
             ""
         }
     ));
-    let label = |p: &Processor| {
+    let label = |t: &Target<'_>| {
+        let p = t.processor();
         if p.generic {
             format!("{} *", p.name)
         } else {
@@ -351,7 +262,7 @@ pub(crate) fn text_all_targets(
     };
     let lw = columns
         .iter()
-        .map(|(p, _)| label(p).len())
+        .map(|(t, _)| label(t).len())
         .max()
         .unwrap_or(0)
         .max(6);
@@ -377,14 +288,15 @@ pub(crate) fn text_all_targets(
         out.push('\n');
     }
     let mut last_gen: Option<&str> = None;
-    for (p, values) in columns {
+    for (t, values) in columns {
+        let p = t.processor();
         if last_gen.is_some_and(|g| g != p.generation) {
             out.push('\n');
         }
         last_gen = Some(&p.generation);
-        let mut s = format!("{:<lw$} ", label(p));
+        let mut s = format!("{:<lw$} ", label(t));
         for r in rows {
-            let v = values.get(&r.predicate.spec_id).is_some_and(|(v, _)| *v);
+            let v = values.get(&r.predicate.spec_id).is_some_and(|v| v.value);
             s.push(' ');
             s.push(if v { '1' } else { '.' });
         }
@@ -397,7 +309,7 @@ pub(crate) fn text_all_targets(
         let id = r.predicate.spec_id;
         let trues = columns
             .iter()
-            .filter(|(_, v)| v.get(&id).is_some_and(|(v, _)| *v))
+            .filter(|(_, v)| v.get(&id).is_some_and(|v| v.value))
             .count();
         out.push_str(&format!(
             "{id:>6}  {:<w$}  true for {trues}/{}\n",

@@ -1,6 +1,7 @@
 //! Reading inputs, loading tables and writing outputs for the CLI.
 //! Outputs are written atomically; `-` means stdin or stdout.
 
+use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -11,10 +12,10 @@ use crate::Failure;
 use serde_json::Value;
 
 /// The arch tables: the embedded ones or those of `--arch-tables DIR`.
-pub(crate) fn load_tables(dir: Option<&Path>) -> Result<ArchTables, Error> {
+pub(crate) fn load_tables(dir: Option<&Path>) -> Result<Cow<'static, ArchTables>, Error> {
     match dir {
-        Some(dir) => ArchTables::from_dir(dir),
-        None => Ok(ArchTables::embedded()),
+        Some(dir) => ArchTables::from_dir(dir).map(Cow::Owned),
+        None => Ok(Cow::Borrowed(ArchTables::embedded())),
     }
 }
 
@@ -49,12 +50,11 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
 /// file is held once (as words), not twice. `-` is stdin.
 pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
     let file = display_path(path);
-    let io = |e: std::io::Error| Failure {
-        file: None,
-        error: Error::Io {
+    let io = |e: std::io::Error| {
+        Failure::from(Error::Io {
             path: file.clone(),
             message: format!("cannot read: {e}"),
-        },
+        })
     };
     let mut src: Box<dyn Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
@@ -93,11 +93,8 @@ pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
             fill -= whole;
         }
     }
-    let with_file = |error: Error| Failure {
-        file: Some(file.clone()),
-        error,
-    };
-    let endian = check_start(&first[..total.min(4)], total).map_err(with_file)?;
+    let endian =
+        check_start(&first[..total.min(4)], total).map_err(|e| Failure::in_file(&file, e))?;
     Ok((words, endian))
 }
 
@@ -193,12 +190,4 @@ pub(crate) fn emit_json(value: &Value) -> Result<(), Error> {
     // Serializing a `Value` to a string cannot fail.
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     emit(&format!("{text}\n"))
-}
-
-/// Writes a JSON value to stderr, pretty-printed.
-pub(crate) fn emit_json_to_stderr(value: &Value) {
-    eprintln!(
-        "{}",
-        serde_json::to_string_pretty(value).unwrap_or_default()
-    );
 }

@@ -120,11 +120,9 @@ impl<'w> Prepared<'w> {
 
     /// Specializes for one target.
     pub fn specialize(&self, target: &Target<'_>, _options: &Options) -> Result<Specialized> {
-        let report = Report {
-            target: target.id().to_string(),
-            ..Report::default()
-        };
         let Some(a) = &self.analysis else {
+            let mut report = Report::default();
+            report.describe_target(target);
             return Ok(Specialized {
                 words: Arc::new(self.words.to_vec()),
                 endian: self.endian,
@@ -133,7 +131,7 @@ impl<'w> Prepared<'w> {
         };
         let predicates = resolve(&a.table, target)?;
         let (words, mut report) = self.run(a, &predicates)?;
-        report.target = target.id().to_string();
+        report.describe_target(target);
         Ok(Specialized {
             words: Arc::new(words),
             endian: self.endian,
@@ -242,8 +240,8 @@ impl<'w> Prepared<'w> {
                     })
                 });
                 let (words, mut report) = group?;
-                report.target = t.id().to_string();
                 report.predicates = predicates;
+                report.describe_target(t);
                 Ok(Specialized {
                     words,
                     endian: self.endian,

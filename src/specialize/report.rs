@@ -1,16 +1,25 @@
-//! What a specialization did, for people (`Display`) and tools (JSON via the
-//! CLI).
+//! What a specialization did, for people (`Display`) and tools (JSON, with
+//! the `json` feature: [`crate::json::report`]).
 
 use std::fmt;
 
 use crate::inspect::Resolved;
+use crate::target::Target;
 
 /// What was resolved and removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Report {
-    /// The canonical target ID.
+    /// The target ID as given (`tahiti`).
     pub target: String,
-    /// Every predicate of the table with its value (empty without a table).
+    /// The canonical target ID it resolved to (`gfx600`; modifiers kept,
+    /// `gfx90a:xnack+`).
+    pub target_id: String,
+    /// The processor it resolved to (`gfx600`).
+    pub processor: String,
+    /// The wavefront size the predicates were resolved for: 32 or 64.
+    pub wavefront_size: u32,
+    /// Every predicate of the table with its value, in SpecId order (empty
+    /// without a table).
     pub predicates: Vec<Resolved>,
     /// Conditional branches and switches made unconditional.
     pub branches_folded: usize,
@@ -28,12 +37,37 @@ pub struct Report {
     pub table_removed: bool,
 }
 
+impl Report {
+    /// Records which target the report is for and puts the predicates in
+    /// SpecId order.
+    pub(crate) fn describe_target(&mut self, target: &Target<'_>) {
+        self.target = target.given().to_string();
+        self.target_id = target.id().to_string();
+        self.processor = target.processor().name.clone();
+        self.wavefront_size = target.wavefront_size();
+        self.predicates.sort_by_key(|p| p.spec_id);
+    }
+
+    /// `tahiti (processor gfx600, wave64)`: the target as given, the
+    /// processor it resolved to and the wave size, as `inspect` names them.
+    pub fn target_line(&self) -> String {
+        format!(
+            "{} (processor {}, wave{})",
+            self.target, self.processor, self.wavefront_size
+        )
+    }
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if !self.table_removed {
-            return writeln!(f, "no predicate table: module unchanged");
+            return writeln!(
+                f,
+                "target {}: no predicate table: module unchanged",
+                self.target_line()
+            );
         }
-        writeln!(f, "target {}", self.target)?;
+        writeln!(f, "target {}", self.target_line())?;
         for p in &self.predicates {
             write!(f, "  SpecId {:>3}  {:<5}  {}", p.spec_id, p.value, p.name)?;
             if let Some(n) = &p.note {

@@ -1,14 +1,20 @@
 /*
- * The C ABI from two threads at once, sharing one RspvTables.
+ * The C ABI from two threads at once, sharing one RspvTables; and the
+ * report, inspect and version calls.
  *
- * Usage: two_targets_two_threads INPUT.spv REF_GFX942.spv REF_GFX1100.spv
+ * Usage: two_targets_two_threads INPUT.spv REF_GFX942.spv REF_GFX1100.spv OUTDIR
  *
  * Specializes INPUT for gfx942 and gfx1100 on two threads that start
  * together, then checks each output on the main thread: non-empty, SPIR-V
  * magic first, byte-equal to the reference the Rust library wrote. Also
  * checks an unknown target, a NULL argument, and that the last error is
- * per thread. Prints "ok" and exits 0, or prints what failed and exits 1.
- * Run by tests/c_abi.rs.
+ * per thread; that rspv_version() is the header's RSPV_SPECIALIZE_VERSION;
+ * and writes the JSON of rspv_specialize_with_report (tahiti, wave64
+ * gfx1100) and rspv_inspect (no target, gfx942) to OUTDIR/report_tahiti.json,
+ * OUTDIR/report_gfx1100_wave64.json, OUTDIR/inspect.json and
+ * OUTDIR/inspect_gfx942.json for the Rust test to compare with the Rust
+ * library's. Prints "ok" and exits 0, or prints what failed and exits 1.
+ * Run by capi/tests/c_abi.rs.
  */
 /* pthread barriers under -std=c99 */
 #define _POSIX_C_SOURCE 200112L
@@ -82,6 +88,62 @@ static void *worker(void *arg) {
     return NULL;
 }
 
+/* Writes `text` to OUTDIR/name. */
+static void write_text(const char *dir, const char *name, const char *text) {
+    char path[4096];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* rspv_specialize_with_report: the output must equal rspv_specialize's,
+   the report is written to OUTDIR/name. */
+static void check_report(const RspvTables *tables, const char *target,
+                         int wave64, const unsigned char *input,
+                         size_t input_len, const char *dir, const char *name) {
+    unsigned char *plain = NULL, *out = NULL;
+    size_t plain_len = 0, out_len = 0;
+    char *report = (char *)1;
+    int code = rspv_specialize(tables, target, wave64, input, input_len,
+                               &plain, &plain_len);
+    CHECK(code == RSPV_OK, "%s: rspv_specialize code %d", target, code);
+    code = rspv_specialize_with_report(tables, target, wave64, input,
+                                       input_len, &out, &out_len, &report);
+    CHECK(code == RSPV_OK, "%s: with_report code %d: %s", target, code,
+          rspv_last_error() ? rspv_last_error() : "");
+    if (code == RSPV_OK) {
+        CHECK(report != NULL, "%s: no report", target);
+        CHECK(out_len == plain_len && memcmp(out, plain, out_len) == 0,
+              "%s: with_report wrote another module", target);
+        if (report)
+            write_text(dir, name, report);
+    }
+    rspv_string_free(report);
+    rspv_buffer_free(out, out_len);
+    rspv_buffer_free(plain, plain_len);
+}
+
+/* rspv_inspect: written to OUTDIR/name. */
+static void check_inspect(const RspvTables *tables, const char *target,
+                          const unsigned char *input, size_t input_len,
+                          const char *dir, const char *name) {
+    char *json = (char *)1;
+    int code = rspv_inspect(tables, target, 0, input, input_len, &json);
+    CHECK(code == RSPV_OK, "inspect %s: code %d: %s", target ? target : "",
+          code, rspv_last_error() ? rspv_last_error() : "");
+    if (code == RSPV_OK && json) {
+        CHECK(rspv_last_error() == NULL, "inspect: error set after success");
+        write_text(dir, name, json);
+    }
+    rspv_string_free(json);
+}
+
 static void check_result(const struct job *j, const char *ref_path) {
     static const unsigned char magic[4] = {0x03, 0x02, 0x23, 0x07};
     size_t ref_len;
@@ -117,11 +179,15 @@ int main(int argc, char **argv) {
     const char *err;
     int i, code;
 
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s INPUT.spv REF_GFX942.spv REF_GFX1100.spv\n",
+    if (argc != 5) {
+        fprintf(stderr,
+                "usage: %s INPUT.spv REF_GFX942.spv REF_GFX1100.spv OUTDIR\n",
                 argv[0]);
         return 2;
     }
+    CHECK(strcmp(rspv_version(), RSPV_SPECIALIZE_VERSION) == 0,
+          "rspv_version() is %s, the header says %s", rspv_version(),
+          RSPV_SPECIALIZE_VERSION);
     input = read_file(argv[1], &input_len);
     tables = rspv_tables_embedded();
     if (!tables) {
@@ -173,6 +239,40 @@ int main(int argc, char **argv) {
     code = rspv_specialize(tables, NULL, 0, input, input_len, &out, &out_len);
     CHECK(code == RSPV_ERR_ARGUMENT, "NULL target: code %d", code);
     CHECK(rspv_last_error() != NULL, "NULL target: no message");
+
+    /* Reports and inspections, compared with the Rust library's by the
+       Rust test. */
+    check_report(tables, "tahiti", 0, input, input_len, argv[4],
+                 "report_tahiti.json");
+    check_report(tables, "gfx1100", 1, input, input_len, argv[4],
+                 "report_gfx1100_wave64.json");
+    check_inspect(tables, NULL, input, input_len, argv[4], "inspect.json");
+    check_inspect(tables, "gfx942", input, input_len, argv[4],
+                  "inspect_gfx942.json");
+
+    /* Errors of the new calls: no report or JSON is left behind, and the
+       message is the library's, without command-line hints. */
+    {
+        char *json = (char *)1;
+        code = rspv_inspect(tables, NULL, 0, (const unsigned char *)"# README\n",
+                            9, &json);
+        CHECK(code == RSPV_ERR_INPUT, "inspect of a README: code %d", code);
+        CHECK(json == NULL, "inspect of a README: JSON not reset");
+        err = rspv_last_error();
+        CHECK(err != NULL && strstr(err, "not SPIR-V") != NULL,
+              "inspect of a README: message %s", err ? err : "(null)");
+        json = (char *)1;
+        code = rspv_specialize_with_report(tables, "gfx9999", 0, input,
+                                           input_len, &out, &out_len, &json);
+        CHECK(code == RSPV_ERR_TARGET, "report gfx9999: code %d", code);
+        CHECK(json == NULL && out == NULL && out_len == 0,
+              "report gfx9999: outputs not reset");
+        err = rspv_last_error();
+        CHECK(err != NULL && strstr(err, "rspv-specialize targets") == NULL,
+              "a command-line hint in a C ABI message: %s", err ? err : "(null)");
+        code = rspv_inspect(tables, NULL, 0, input, input_len, NULL);
+        CHECK(code == RSPV_ERR_ARGUMENT, "inspect into NULL: code %d", code);
+    }
 
     for (i = 0; i < 2; i++)
         rspv_buffer_free(jobs[i].out, jobs[i].out_len);

@@ -1,35 +1,36 @@
-//! Load arch tables once, specialize modules from any thread.
+//! The C ABI of rspv-specialize: load arch tables once, specialize and
+//! inspect modules from any thread.
 //!
-//! Declared in `include/rspv_specialize.h`; the crate builds as a static
-//! (`librspv_specialize.a`) and a shared (`librspv_specialize.so`) library.
+//! Declared in `include/rspv_specialize.h`; this crate builds the static
+//! (`librspv_specialize.a`) and shared (`librspv_specialize.so`) library,
+//! following cargo-c's conventions (see `Cargo.toml`). Rust programs use the
+//! `rspv-specialize` crate instead.
 //!
 //! Conventions:
 //! - Status codes: [`RSPV_OK`] (0) or one of the `RSPV_ERR_*` codes.
-//! - Every fallible call ([`rspv_tables_embedded`], [`rspv_tables_from_dir`],
-//!   [`rspv_specialize`]) clears the calling thread's last error on entry and
-//!   sets it on failure; [`rspv_last_error`] reads it.
+//! - Every fallible call clears the calling thread's last error on entry
+//!   and sets it on failure; [`rspv_last_error`] reads it. Messages are the
+//!   library's, without command-line hints.
 //! - No panic crosses the boundary: one becomes [`RSPV_ERR_PANIC`] (or a NULL
 //!   handle) with a message.
 //! - Tables are immutable once built and may be shared by any number of
 //!   threads; every other call is independent of the others.
-//!
-//! [`RSPV_OK`]: crate::capi::RSPV_OK
-//! [`RSPV_ERR_PANIC`]: crate::capi::RSPV_ERR_PANIC
-//! [`rspv_tables_embedded`]: crate::capi::rspv_tables_embedded
-//! [`rspv_tables_from_dir`]: crate::capi::rspv_tables_from_dir
-//! [`rspv_specialize`]: crate::capi::rspv_specialize
-//! [`rspv_last_error`]: crate::capi::rspv_last_error
+//! - What the library allocates, the caller frees with the matching call:
+//!   [`rspv_tables_free`], [`rspv_buffer_free`], [`rspv_string_free`].
+//! - JSON text (reports, inspections) has the shape of the command line's
+//!   `--report json` and `inspect --format json` (`rspv::json`).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::ptr;
 
-use crate::arch::ArchTables;
-use crate::error::Error;
-use crate::specialize::{Options, specialize};
-use crate::target::TargetOptions;
+use rspv::arch::ArchTables;
+use rspv::error::Error;
+use rspv::specialize::{Options, specialize};
+use rspv::target::{Target, TargetOptions};
 
 /// Success.
 pub const RSPV_OK: c_int = 0;
@@ -45,10 +46,12 @@ pub const RSPV_ERR_ARGUMENT: c_int = 4;
 /// The library panicked (a bug); the message says where.
 pub const RSPV_ERR_PANIC: c_int = 5;
 
-/// Arch tables behind an opaque C handle (`RspvTables *`).
+/// Arch tables behind an opaque C handle (`RspvTables *`): the embedded
+/// tables (shared by every handle, never copied) or tables loaded from a
+/// directory.
 ///
 /// Immutable once built: one handle may be used by many threads at once.
-pub struct RspvTables(ArchTables);
+pub struct RspvTables(Cow<'static, ArchTables>);
 
 thread_local! {
     static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
@@ -58,9 +61,14 @@ fn clear_error() {
     LAST_ERROR.with(|e| *e.borrow_mut() = None);
 }
 
+/// A C string of `text`; an interior NUL (which would cut it short)
+/// becomes U+FFFD.
+fn c_string(text: &str) -> CString {
+    CString::new(text.replace('\0', "\u{fffd}")).unwrap_or_default()
+}
+
 fn set_error(message: &str) {
-    // An interior NUL would cut the C string short: replace it.
-    let c = CString::new(message.replace('\0', "\u{fffd}")).unwrap_or_default();
+    let c = c_string(message);
     LAST_ERROR.with(|e| *e.borrow_mut() = Some(c));
 }
 
@@ -72,11 +80,8 @@ impl From<Error> for Failure {
         let code = match &e {
             Error::UnknownTarget { .. } | Error::BadTarget { .. } => RSPV_ERR_TARGET,
             Error::Unresolved(_) => RSPV_ERR_UNRESOLVED,
-            Error::Binary { .. }
-            | Error::Table { .. }
-            | Error::ArchTable { .. }
-            | Error::Structure { .. }
-            | Error::Io { .. } => RSPV_ERR_INPUT,
+            // Binary, Table, ArchTable, Structure, Io, and any later kind.
+            _ => RSPV_ERR_INPUT,
         };
         Failure(code, e.to_string())
     }
@@ -107,14 +112,32 @@ fn guard<T>(body: impl FnOnce() -> Result<T, Failure>) -> Result<T, c_int> {
     }
 }
 
+/// The version of the library, e.g. `"0.1.0"` (a static NUL-terminated
+/// string; `RSPV_SPECIALIZE_VERSION` in the header is the version it
+/// declares).
+#[unsafe(no_mangle)]
+pub extern "C" fn rspv_version() -> *const c_char {
+    /// The library's version as a C string.
+    const VERSION: &CStr =
+        match CStr::from_bytes_with_nul(concat!(env!("CARGO_PKG_VERSION"), "\0").as_bytes()) {
+            Ok(v) => v,
+            Err(_) => panic!("the package version has no NUL"),
+        };
+    VERSION.as_ptr()
+}
+
 /// The tables built into the library (every processor LLVM knows).
 ///
 /// Returns a new handle to free with [`rspv_tables_free`], or NULL on error
 /// (see [`rspv_last_error`]).
 #[unsafe(no_mangle)]
 pub extern "C" fn rspv_tables_embedded() -> *mut RspvTables {
-    guard(|| Ok(Box::into_raw(Box::new(RspvTables(ArchTables::embedded())))))
-        .unwrap_or(ptr::null_mut())
+    guard(|| {
+        Ok(Box::into_raw(Box::new(RspvTables(Cow::Borrowed(
+            ArchTables::embedded(),
+        )))))
+    })
+    .unwrap_or(ptr::null_mut())
 }
 
 /// Loads the arch tables from the `*.yaml` files of directory `path`.
@@ -136,7 +159,7 @@ pub unsafe extern "C" fn rspv_tables_from_dir(path: *const c_char) -> *mut RspvT
         // SAFETY: non-NULL and NUL-terminated per this function's contract.
         let bytes = unsafe { CStr::from_ptr(path) }.to_bytes();
         let tables = ArchTables::from_dir(path_from_bytes(bytes)?)?;
-        Ok(Box::into_raw(Box::new(RspvTables(tables))))
+        Ok(Box::into_raw(Box::new(RspvTables(Cow::Owned(tables)))))
     })
     .unwrap_or(ptr::null_mut())
 }
@@ -171,6 +194,83 @@ pub unsafe extern "C" fn rspv_tables_free(tables: *mut RspvTables) {
     drop(unsafe { Box::from_raw(tables) });
 }
 
+/// The tables behind a handle; `func` names the calling function in the
+/// error.
+///
+/// # Safety
+///
+/// `tables` is NULL or a live handle, not freed while `'a` lasts.
+unsafe fn tables_arg<'a>(tables: *const RspvTables, func: &str) -> Result<&'a ArchTables, Failure> {
+    if tables.is_null() {
+        return Err(argument(&format!("{func}: `tables` is NULL")));
+    }
+    // SAFETY: a live handle, shared read-only, per the contract.
+    Ok(unsafe { &(*tables).0 })
+}
+
+/// Resolves the target ID `target_id` with `wave64` (0 or 1).
+///
+/// # Safety
+///
+/// `target_id` is NULL (an error) or a NUL-terminated string valid for the
+/// call.
+unsafe fn target_arg<'t>(
+    tables: &'t ArchTables,
+    target_id: *const c_char,
+    wave64: c_int,
+    func: &str,
+) -> Result<Target<'t>, Failure> {
+    if target_id.is_null() {
+        return Err(argument(&format!("{func}: `target_id` is NULL")));
+    }
+    let wave64 = match wave64 {
+        0 => false,
+        1 => true,
+        w => {
+            return Err(argument(&format!(
+                "{func}: `wave64` must be 0 or 1, not {w}"
+            )));
+        }
+    };
+    // SAFETY: non-NULL and NUL-terminated per the contract.
+    let id = unsafe { CStr::from_ptr(target_id) };
+    let id = id.to_str().map_err(|_| {
+        Failure(
+            RSPV_ERR_TARGET,
+            format!("target `{}` is not UTF-8", id.to_string_lossy()),
+        )
+    })?;
+    Ok(tables.target_with(id, &TargetOptions { wave64 })?)
+}
+
+/// The input bytes `input[0..input_len]`.
+///
+/// # Safety
+///
+/// `input` points to `input_len` readable bytes that no one writes during
+/// `'a` (it may be NULL only when `input_len` is 0).
+unsafe fn input_arg<'a>(
+    input: *const u8,
+    input_len: usize,
+    func: &str,
+) -> Result<&'a [u8], Failure> {
+    if input_len == 0 {
+        return Ok(&[]);
+    }
+    if input.is_null() {
+        return Err(argument(&format!("{func}: `input` is NULL")));
+    }
+    // SAFETY: `input_len` readable bytes, unchanged during the call.
+    Ok(unsafe { std::slice::from_raw_parts(input, input_len) })
+}
+
+/// A JSON value as a NUL-terminated string the caller frees with
+/// [`rspv_string_free`].
+fn json_string(value: &serde_json::Value) -> *mut c_char {
+    // Serializing a `Value` cannot fail; JSON escapes NUL as `\u0000`.
+    c_string(&serde_json::to_string_pretty(value).unwrap_or_default()).into_raw()
+}
+
 /// Specializes the SPIR-V module `input[0..input_len]` (either byte order;
 /// the output keeps it) for the target ID `target_id` (e.g. `gfx950`,
 /// `gfx90a:xnack+`, `gfx11-generic`), in wave64 on dual-wave processors when
@@ -202,6 +302,81 @@ pub unsafe extern "C" fn rspv_specialize(
     out: *mut *mut u8,
     out_len: *mut usize,
 ) -> c_int {
+    // SAFETY: the same contract, and no report is asked for.
+    unsafe {
+        specialize_impl(
+            "rspv_specialize",
+            tables,
+            target_id,
+            wave64,
+            input,
+            input_len,
+            out,
+            out_len,
+            None,
+        )
+    }
+}
+
+/// [`rspv_specialize`], and the report of what was resolved and removed as
+/// JSON text: on success `*report_json` is set to a NUL-terminated string
+/// the caller frees with [`rspv_string_free`]; on error to NULL. The report
+/// names the target as given (`target`), the canonical target ID
+/// (`target_id`), the `processor` and `wavefront_size` it resolved to, and
+/// lists the predicates in SpecId order.
+///
+/// # Safety
+///
+/// As [`rspv_specialize`]; `report_json` is NULL (an error) or valid for
+/// writing one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rspv_specialize_with_report(
+    tables: *const RspvTables,
+    target_id: *const c_char,
+    wave64: c_int,
+    input: *const u8,
+    input_len: usize,
+    out: *mut *mut u8,
+    out_len: *mut usize,
+    report_json: *mut *mut c_char,
+) -> c_int {
+    if !report_json.is_null() {
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { report_json.write(ptr::null_mut()) };
+    }
+    // SAFETY: the same contract; `report_json` is checked inside.
+    unsafe {
+        specialize_impl(
+            "rspv_specialize_with_report",
+            tables,
+            target_id,
+            wave64,
+            input,
+            input_len,
+            out,
+            out_len,
+            Some(report_json),
+        )
+    }
+}
+
+/// Both specialize calls; `report_json` is `Some` for the one with a report.
+///
+/// # Safety
+///
+/// As [`rspv_specialize_with_report`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn specialize_impl(
+    func: &str,
+    tables: *const RspvTables,
+    target_id: *const c_char,
+    wave64: c_int,
+    input: *const u8,
+    input_len: usize,
+    out: *mut *mut u8,
+    out_len: *mut usize,
+    report_json: Option<*mut *mut c_char>,
+) -> c_int {
     let result = guard(|| {
         if !out.is_null() {
             // SAFETY: non-NULL and writable per the contract.
@@ -212,54 +387,97 @@ pub unsafe extern "C" fn rspv_specialize(
             unsafe { out_len.write(0) };
         }
         if out.is_null() || out_len.is_null() {
-            return Err(argument("rspv_specialize: `out` or `out_len` is NULL"));
+            return Err(argument(&format!("{func}: `out` or `out_len` is NULL")));
         }
-        if tables.is_null() {
-            return Err(argument("rspv_specialize: `tables` is NULL"));
+        if report_json.is_some_and(|r| r.is_null()) {
+            return Err(argument(&format!("{func}: `report_json` is NULL")));
         }
-        if target_id.is_null() {
-            return Err(argument("rspv_specialize: `target_id` is NULL"));
-        }
-        if input.is_null() && input_len != 0 {
-            return Err(argument("rspv_specialize: `input` is NULL"));
-        }
-        let wave64 = match wave64 {
-            0 => false,
-            1 => true,
-            w => {
-                return Err(argument(&format!(
-                    "rspv_specialize: `wave64` must be 0 or 1, not {w}"
-                )));
-            }
-        };
-        // SAFETY: a live handle, shared read-only, per the contract.
-        let tables = unsafe { &(*tables).0 };
-        // SAFETY: non-NULL and NUL-terminated per the contract.
-        let id = unsafe { CStr::from_ptr(target_id) };
-        let id = id.to_str().map_err(|_| {
-            Failure(
-                RSPV_ERR_TARGET,
-                format!("target `{}` is not UTF-8", id.to_string_lossy()),
-            )
-        })?;
-        let bytes: &[u8] = if input_len == 0 {
-            &[]
-        } else {
-            // SAFETY: `input_len` readable bytes, unchanged during the call.
-            unsafe { std::slice::from_raw_parts(input, input_len) }
-        };
-        let target = tables.target_with(id, &TargetOptions { wave64 })?;
+        // SAFETY: per the contract (see the function's documentation).
+        let tables = unsafe { tables_arg(tables, func)? };
+        // SAFETY: as above.
+        let target = unsafe { target_arg(tables, target_id, wave64, func)? };
+        // SAFETY: as above.
+        let bytes = unsafe { input_arg(input, input_len, func)? };
         let done = specialize(bytes, &target, &Options::default())?;
-        Ok(done.bytes().into_boxed_slice())
+        let report = report_json.map(|_| rspv::json::report(done.report()));
+        Ok((done.bytes().into_boxed_slice(), report))
     });
     match result {
-        Ok(buffer) => {
+        Ok((buffer, report)) => {
             let len = buffer.len();
-            // SAFETY: both checked non-NULL inside the guard.
+            // SAFETY: all checked non-NULL inside the guard.
             unsafe {
                 out.write(Box::into_raw(buffer).cast::<u8>());
                 out_len.write(len);
+                if let (Some(slot), Some(report)) = (report_json, report) {
+                    slot.write(json_string(&report));
+                }
             }
+            RSPV_OK
+        }
+        Err(code) => code,
+    }
+}
+
+/// Reads the predicate table of the SPIR-V module `input[0..input_len]`
+/// without changing anything, and writes it as JSON text to `*json` (a
+/// NUL-terminated string the caller frees with [`rspv_string_free`]).
+///
+/// `{"has_table": ..., "predicates": [...]}`, predicates in SpecId order,
+/// each with its `spec_id`, `name`, `kind`, `call_sites`, the `builtins`
+/// that require it and a `note`. With a `target_id` (NULL for none) the
+/// object also names the target (as `rspv_specialize_with_report` does) and
+/// each predicate has its `value` for it.
+///
+/// Returns [`RSPV_OK`], or an error code with `*json` set to NULL (when
+/// `json` is not NULL) and a message for [`rspv_last_error`].
+///
+/// # Safety
+///
+/// - `tables` as for [`rspv_specialize`] (required: the builtins and notes
+///   come from the tables).
+/// - `target_id` is NULL (no values) or a NUL-terminated string valid for
+///   the call.
+/// - `input` points to `input_len` readable bytes that no one writes during
+///   the call (it may be NULL only when `input_len` is 0).
+/// - `json` is NULL (an error) or valid for writing one pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rspv_inspect(
+    tables: *const RspvTables,
+    target_id: *const c_char,
+    wave64: c_int,
+    input: *const u8,
+    input_len: usize,
+    json: *mut *mut c_char,
+) -> c_int {
+    const FUNC: &str = "rspv_inspect";
+    let result = guard(|| {
+        if json.is_null() {
+            return Err(argument("rspv_inspect: `json` is NULL"));
+        }
+        // SAFETY: non-NULL and writable per the contract.
+        unsafe { json.write(ptr::null_mut()) };
+        // SAFETY: per the contract (see the function's documentation).
+        let tables = unsafe { tables_arg(tables, FUNC)? };
+        let target = if target_id.is_null() {
+            None
+        } else {
+            // SAFETY: as above.
+            Some(unsafe { target_arg(tables, target_id, wave64, FUNC)? })
+        };
+        // SAFETY: as above.
+        let bytes = unsafe { input_arg(input, input_len, FUNC)? };
+        let inspection = rspv::inspect(bytes)?;
+        Ok(rspv::json::inspection(
+            &inspection,
+            tables,
+            target.as_ref(),
+        )?)
+    });
+    match result {
+        Ok(value) => {
+            // SAFETY: checked non-NULL inside the guard.
+            unsafe { json.write(json_string(&value)) };
             RSPV_OK
         }
         Err(code) => code,
@@ -282,12 +500,28 @@ pub unsafe extern "C" fn rspv_buffer_free(ptr: *mut u8, len: usize) {
     drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(ptr, len)) });
 }
 
+/// Frees a string from [`rspv_specialize_with_report`] or [`rspv_inspect`].
+/// NULL is ignored.
+///
+/// # Safety
+///
+/// `s` is NULL or a string those functions returned, not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rspv_string_free(s: *mut c_char) {
+    if s.is_null() {
+        return;
+    }
+    // SAFETY: per the contract, from `CString::into_raw`, owned by no one
+    // else from here on.
+    drop(unsafe { CString::from_raw(s) });
+}
+
 /// The message of the calling thread's last failed call, or NULL when the
 /// last fallible call on this thread succeeded (or none was made).
 ///
-/// The string is owned by the library and stays valid until the next call of
-/// [`rspv_tables_embedded`], [`rspv_tables_from_dir`] or [`rspv_specialize`]
-/// on the same thread.
+/// The string is owned by the library and stays valid until the next
+/// fallible call (`rspv_tables_*`, `rspv_specialize*`, `rspv_inspect`) on
+/// the same thread.
 #[unsafe(no_mangle)]
 pub extern "C" fn rspv_last_error() -> *const c_char {
     LAST_ERROR
@@ -299,7 +533,10 @@ pub extern "C" fn rspv_last_error() -> *const c_char {
 mod tests {
     use super::*;
 
-    const DISPATCH: &str = "tests/golden/dispatch-chain/input.spv";
+    const DISPATCH: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/golden/dispatch-chain/input.spv"
+    );
 
     fn last_error() -> Option<String> {
         let p = rspv_last_error();
@@ -366,7 +603,11 @@ mod tests {
         assert_eq!(run(h, Some("gfx1250"), 1, &input).unwrap_err().0, 2);
         assert_eq!(run(h, Some("gfx942"), 0, b"nope").unwrap_err().0, 1);
         assert_eq!(run(h, Some("gfx942"), 0, &[]).unwrap_err().0, 1);
-        let bad = std::fs::read("tests/golden/unresolved-store/input.spv").unwrap();
+        let bad = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/golden/unresolved-store/input.spv"
+        ))
+        .unwrap();
         let e = run(h, Some("gfx942"), 0, &bad).unwrap_err();
         assert_eq!(e.0, RSPV_ERR_UNRESOLVED, "{}", e.1);
         assert_eq!(run(h, None, 0, &input).unwrap_err().0, 4);
@@ -400,7 +641,7 @@ mod tests {
 
     #[test]
     fn tables_from_dir() {
-        let dir = CString::new(concat!(env!("CARGO_MANIFEST_DIR"), "/arch-tables")).unwrap();
+        let dir = CString::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../arch-tables")).unwrap();
         // SAFETY: a NUL-terminated path.
         let h = unsafe { rspv_tables_from_dir(dir.as_ptr()) };
         assert!(!h.is_null(), "{:?}", last_error());

@@ -28,7 +28,9 @@ pub(super) fn find<'a>(data: &'a [u8], limits: &Limits) -> Result<Vec<Embedded<'
     }
     Err(binary(
         0,
-        format!("no SPIR-V found: the ELF file has no {FATBIN} section (nor {OFFLOADING})"),
+        format!(
+            "not SPIR-V: an ELF file with no {FATBIN} section (nor {OFFLOADING}), so no SPIR-V found"
+        ),
     ))
 }
 

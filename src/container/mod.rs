@@ -201,7 +201,10 @@ pub fn find_spirv_with<'a>(data: &'a [u8], limits: &Limits) -> Result<Found<'a>>
     Ok(Found { kind, modules })
 }
 
-/// Tells what `data` is from its first bytes.
+/// How many leading bytes [`detect`] needs at most to tell an input's kind.
+pub const DETECT_LEN: usize = BUNDLE_MAGIC.len();
+
+/// Tells what `data` is from its first bytes (at most [`DETECT_LEN`]).
 pub fn detect(data: &[u8]) -> Result<Kind> {
     if data.starts_with(BUNDLE_MAGIC) {
         return Ok(Kind::Bundle);
@@ -216,7 +219,7 @@ pub fn detect(data: &[u8]) -> Result<Kind> {
         return Err(binary(
             0,
             format!(
-                "input is {} bytes: too short for SPIR-V or any container",
+                "not SPIR-V: {} byte(s), too short for SPIR-V or any container",
                 data.len()
             ),
         ));
@@ -227,8 +230,8 @@ pub fn detect(data: &[u8]) -> Result<Kind> {
     Err(binary(
         0,
         format!(
-            "bad magic number 0x{:08x}: not SPIR-V (0x07230203 in either byte order), \
-             an offload bundle, a compressed offload bundle (CCOB) or an ELF file",
+            "not SPIR-V: bad magic number 0x{:08x} (expected 0x07230203 in either byte \
+             order), nor an offload bundle, a compressed offload bundle (CCOB) or an ELF file",
             u32::from_le_bytes(*magic)
         ),
     ))

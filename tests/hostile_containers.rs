@@ -309,7 +309,11 @@ fn containers_without_spirv() {
         expect_error(&app, second - 16, &["expected an offload bundle", "ee 00"]);
         expect_error(b"\x7fEL", 0, &["too short"]);
         expect_error(b"hello, world", 0, &["bad magic number 0x6c6c6568", "ELF"]);
-        expect_error(b"\x7fELF\x02\x01\x01", 0, &["ELF file could not be read"]);
+        expect_error(
+            b"\x7fELF\x02\x01\x01",
+            0,
+            &["an ELF file, which could not be read"],
+        );
     });
 }
 

@@ -16,8 +16,15 @@ const OFFLOADING: &str = ".llvm.offloading";
 
 /// Finds the SPIR-V modules of the ELF file `data`.
 pub(super) fn find<'a>(data: &'a [u8], limits: &Limits) -> Result<Vec<Embedded<'a>>> {
-    let file = object::File::parse(data)
-        .map_err(|e| binary(0, format!("ELF file could not be read: {e}")))?;
+    let file = object::File::parse(data).map_err(|e| {
+        binary(
+            0,
+            format!(
+                "not SPIR-V: bad magic number 0x464c457f (an ELF file, which could not be \
+                     read: {e})"
+            ),
+        )
+    })?;
     if let Some((bytes, at)) = section(&file, FATBIN)? {
         let mut walk = Walk::new(limits, Some((FATBIN.to_string(), at)));
         walk.bundles(bytes, at)?;

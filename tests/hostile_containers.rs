@@ -372,3 +372,33 @@ fn random_mutations_of_the_fixtures() {
         },
     );
 }
+
+#[test]
+fn saved_fuzz_inputs_and_fixtures_pass_the_container_check() {
+    isolated(
+        "saved_fuzz_inputs_and_fixtures_pass_the_container_check",
+        Duration::from_secs(60),
+        || {
+            // Inputs the `container` fuzz target saved (fuzz/README.md:
+            // tests/data/fuzz-regressions/container-N.bin), and every fixture.
+            let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+            let mut files = Vec::new();
+            for dir in ["fuzz-regressions", "containers"] {
+                for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+                    let path = entry.unwrap().path();
+                    let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                    let saved = dir == "fuzz-regressions" && name.starts_with("container-");
+                    let fixture = dir == "containers" && path.is_file();
+                    if saved || fixture {
+                        files.push(path);
+                    }
+                }
+            }
+            assert!(files.len() >= 16, "{} files", files.len());
+            for path in &files {
+                eprintln!("{}", path.display());
+                container_checks::check_container(&std::fs::read(path).unwrap());
+            }
+        },
+    );
+}

@@ -231,7 +231,7 @@ pub fn detect(data: &[u8]) -> Result<Kind> {
         0,
         format!(
             "not SPIR-V: bad magic number 0x{:08x} (expected 0x07230203 in either byte \
-             order), nor an offload bundle, a compressed offload bundle (CCOB) or an ELF file",
+             order); not an offload bundle, compressed offload bundle (CCOB) or ELF file either",
             u32::from_le_bytes(*magic)
         ),
     ))

@@ -21,4 +21,4 @@ for t in "${targets[@]}"; do
         cp -f "$f" "$here/corpus/$t/seed-$(sha1sum "$f" | cut -c1-16).spv"
     done
 done
-echo "seeded ${targets[*]} with ${#seeds[@]} module(s) from tests/"
+echo "seeded ${targets[*]} with ${#seeds[@]} module(s) from tests/ (container: also ${#containers[@]} container fixture(s))"

@@ -231,6 +231,8 @@ ROWS = [
 def t(s):
     if s is None:
         return "–"
+    if s < 1e-6:
+        return f"{s * 1e9:.0f} ns"
     if s < 1e-3:
         return f"{s * 1e6:.0f} µs"
     if s < 1:
@@ -284,8 +286,11 @@ print("100 MB modules: id bound above the spec's universal limit (4,194,303), "
       "so spirv-opt gets --max-id-bound; spirv-val is skipped there (over 15 min).")
 tables = medians.get("phases/load_tables")
 if tables:
-    print(f"Parsing the arch tables (`ArchTables::from_dir(arch-tables/)`; `ArchTables::embedded` "
-          f"parses the same files once per process, part of every CLI run): {t(tables)}.")
+    print(f"Parsing the arch tables at run time (`--arch-tables DIR`, `ArchTables::from_dir(arch-tables/)`): "
+          f"{t(tables)}; the embedded tables are compiled into the binary and parse nothing.")
+resolve = medians.get("phases/embedded_target")
+if resolve:
+    print(f"Resolving a target against the embedded tables and evaluating one `has.` predicate: {t(resolve)}.")
 prep = medians.get("phases/prepare_calls_10mb")
 if prep and medians.get("throughput/calls/10"):
     print(f"Parse and scan alone (`Prepared::new`, 10 MB calls): {t(prep)} of "

@@ -14,10 +14,11 @@
 //!   (`batch`, which shares work between targets with equal predicate values
 //!   and uses every core), and one target alone (`one`) as the unit.
 //! - `phases`: `Prepared::new` alone (parse and scan, no rewrite) on 10 MB,
-//!   to show how much of a run is analysis; and parsing the arch tables
-//!   (`ArchTables::from_dir` on `arch-tables/`: the files
-//!   `ArchTables::embedded()` parses on its first call, which every
-//!   command-line run pays before it reads the module).
+//!   to show how much of a run is analysis; parsing the arch tables at run
+//!   time (`ArchTables::from_dir` on `arch-tables/`, what `--arch-tables DIR`
+//!   costs; the embedded tables are compiled in and parse nothing); and
+//!   resolving a target against the embedded tables (what every run pays
+//!   before it reads the module).
 //!
 //! Modules are generated once per process (`benches/common/gen.rs`), outside
 //! the timed code. Peak memory and the spirv-opt comparison are measured by
@@ -189,7 +190,7 @@ mod all_targets {
 }
 
 /// Where the time goes: analysis alone, without any rewrite; loading the
-/// tables.
+/// tables at run time; resolving a target.
 mod phases {
     use super::*;
 
@@ -197,6 +198,14 @@ mod phases {
     fn load_tables() -> ArchTables {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("arch-tables");
         ArchTables::from_dir(&dir).expect("arch-tables/ loads")
+    }
+
+    #[divan::bench]
+    fn embedded_target() -> bool {
+        let target = ArchTables::embedded()
+            .target(divan::black_box("gfx950:sramecc+"))
+            .expect("gfx950 resolves");
+        target.evaluate("has.mai-insts").expect("evaluates").value
     }
 
     #[divan::bench(sample_count = 10, sample_size = 1)]

@@ -15,7 +15,7 @@ use rspv_specialize::{ArchTables, Options, Target, inspect, specialize, speciali
 /// processor and a generic target.
 pub const TARGETS: [&str; 3] = ["gfx950", "gfx1100", "gfx9-4-generic"];
 
-/// The embedded arch tables (built once per process by the library).
+/// The embedded arch tables (compiled into the library).
 pub fn tables() -> &'static ArchTables {
     ArchTables::embedded()
 }
@@ -38,15 +38,20 @@ pub fn targets() -> &'static [Target<'static>] {
 /// `read`: the word view and the module index are lossless. When
 /// `Module::parse` accepts the input, the header, the module-level
 /// instructions and the function ranges tile the words exactly, and writing
-/// them back gives the input byte for byte.
+/// them back gives the input byte for byte. The disassembler never panics,
+/// and prints every module `Module::parse` accepts.
 pub fn check_read(data: &[u8]) {
     let Ok((words, endian)) = words_from_bytes(data) else {
         return;
     };
     assert_eq!(words.len() * 4, data.len(), "word count");
+    let text = rspv_specialize::disasm::disassemble(&words);
     let Ok(m) = Module::parse(&words) else {
         return;
     };
+    if let Err(e) = text {
+        panic!("disassemble rejects a module Module::parse accepts: {e}");
+    }
     assert!(
         bytes_from_words(m.words, endian) == data,
         "bytes_from_words(words_from_bytes(x)) != x"

@@ -5,7 +5,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::Result;
-use crate::module::{Inst, Module, check_id, literal_string};
+use crate::module::{Inst, Module, check_inst_id, literal_string, must_be_id};
 use crate::operands::{for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
@@ -44,16 +44,27 @@ impl Globals {
     pub fn scan(m: &Module<'_>) -> Result<Globals> {
         let mut g = Globals::default();
         let w = m.words;
+        let bound = m.bound();
         for &inst in &m.globals {
             let words = m.inst_words(inst);
             // Every known instruction must hold the operands its grammar
-            // requires: later stages index them without further checks.
-            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |_, _| {})?;
+            // requires, each id below the bound: later stages index them
+            // without further checks.
+            let mut bad = None;
+            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+                let id = words[pos];
+                if bad.is_none() && (id == 0 || id >= bound) && must_be_id(inst.opcode, pos, role) {
+                    bad = Some(pos);
+                }
+            })?;
+            if let Some(pos) = bad {
+                check_inst_id(w, inst, pos)?;
+            }
             if let Some(pos) = result_pos(inst.opcode)
                 && pos < words.len()
             {
                 let id = words[pos];
-                check_id(w, id, inst.at + pos)?;
+                check_inst_id(w, inst, pos)?;
                 g.defs.insert(id, inst);
             }
             match inst.opcode {

@@ -20,7 +20,7 @@ pub fn target(t: &Target<'_>) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("target".into(), json!(t.given()));
     m.insert("target_id".into(), json!(t.id()));
-    m.insert("processor".into(), json!(t.processor().name));
+    m.insert("processor".into(), json!(t.processor_name()));
     m.insert("wavefront_size".into(), json!(t.wavefront_size()));
     m
 }

@@ -19,7 +19,7 @@
 pub mod arch;
 #[cfg(feature = "containers")]
 pub mod container;
-mod disasm;
+pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;

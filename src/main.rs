@@ -106,6 +106,12 @@ struct SpecializeArgs {
     /// No report (same as `--report none`); errors are still printed.
     #[arg(short = 'q', long, conflicts_with = "report")]
     quiet: bool,
+    /// Flush each output file and its directory to the disk (fsync) before
+    /// exiting. Without it, as with compilers, the atomic rename makes
+    /// readers see the whole output or none, and the operating system
+    /// writes it back when it chooses.
+    #[arg(long)]
+    fsync: bool,
 }
 
 impl SpecializeArgs {
@@ -124,7 +130,7 @@ impl SpecializeArgs {
 enum ModuleFormat {
     /// SPIR-V binary.
     Spv,
-    /// SPIR-V assembly text (rspirv's disassembly).
+    /// SPIR-V assembly text (as `spirv-dis --raw-id --no-indent` prints it).
     Spvasm,
 }
 
@@ -179,6 +185,9 @@ struct ExtractArgs {
     /// Do not list the files written.
     #[arg(short = 'q', long)]
     quiet: bool,
+    /// Flush each file and the directory to the disk (fsync) before exiting.
+    #[arg(long)]
+    fsync: bool,
 }
 
 /// Arguments of `inspect`.

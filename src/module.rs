@@ -10,6 +10,7 @@
 //! which one so the output keeps it.
 
 use crate::error::{Result, binary};
+use crate::operands::{Role, op, opname};
 
 /// The SPIR-V magic number, as read in the module's own byte order.
 pub const MAGIC: u32 = 0x0723_0203;
@@ -334,6 +335,35 @@ pub fn check_id(words: &[u32], id: u32, at: usize) -> Result<()> {
             format!(
                 "id {id} is out of range (the header's bound is {})",
                 words[3]
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// True when word `pos` of an instruction with `opcode`, which the grammar
+/// walker reports in `role`, must hold an id below the header's bound.
+/// Words the walker cannot place, and the operands of an extended
+/// instruction (their kinds depend on the instruction set: `OpenCL.std` and
+/// `OpenCL.DebugInfo.100` take literals too), are not checked.
+pub fn must_be_id(opcode: u16, pos: usize, role: Role) -> bool {
+    let extended = matches!(opcode, op::ExtInst | op::ExtInstWithForwardRefsKHR);
+    role != Role::MaybeId && !(extended && pos >= 5)
+}
+
+/// Checks that word `pos` of `inst` (an id, see [`must_be_id`]) is nonzero
+/// and below the header's bound; the error names the word's byte offset,
+/// the id, the bound and the instruction.
+pub fn check_inst_id(words: &[u32], inst: Inst, pos: usize) -> Result<()> {
+    let id = words[inst.at + pos];
+    if id == 0 || id >= words[3] {
+        return Err(binary(
+            (inst.at + pos) * 4,
+            format!(
+                "id {id} is out of range (the header's bound is {}): word {pos} of {} at byte {}",
+                words[3],
+                opname(inst.opcode),
+                inst.byte_offset()
             ),
         ));
     }

@@ -87,7 +87,8 @@ fn simple_layout(inst: &Instruction<'_>) -> Option<(bool, bool, usize, bool)> {
     Some((has_type, has_result, fixed, list))
 }
 
-fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
+/// The core grammar's entry for an opcode, if it has one.
+pub(crate) fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
     entry(opcode).map(|e| e.grammar)
 }
 
@@ -415,10 +416,14 @@ pub mod op {
         GroupMemberDecorate,
         DecorationGroup,
         EntryPoint,
+        ExtInst,
+        ExtInstWithForwardRefsKHR,
         ExecutionMode,
         ExecutionModeId,
+        ExtInstImport,
         TypeBool,
         TypeInt,
+        TypeFloat,
         TypeArray,
         TypePointer,
         Constant,

@@ -9,9 +9,9 @@
 //! `wavefrontsize32` when wave64 is asked for on a dual-wave processor.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use crate::arch::{ArchTables, Processor};
+use crate::arch::{ArchTables, Processor, ProcessorEntry, bit, set_bit};
 use crate::error::{Error, Result};
 use crate::feature_expr;
 
@@ -55,7 +55,11 @@ pub struct Target<'t> {
     id: String,
     processor: usize,
     modifiers: Vec<(String, bool)>,
-    features: BTreeSet<String>,
+    /// The feature set as a bitset over the tables' feature list
+    /// (`Index::features`): what `has.` evaluates against.
+    features: Vec<u64>,
+    /// The feature set by name, made on first [`Target::features`] call.
+    feature_names: OnceLock<BTreeSet<String>>,
     wavefront_size: u32,
 }
 
@@ -125,7 +129,7 @@ fn parse_target_id(tables: &ArchTables, id: &str) -> Result<(usize, Vec<(String,
             target: id.to_string(),
             suggestions: tables.closest_names(name),
         })?;
-    let processor = &tables.processors()[index];
+    let processor = &tables.index().processors[index];
     let bad = |message: String| Error::BadTarget {
         target: id.to_string(),
         message,
@@ -209,14 +213,22 @@ impl ArchTables {
 /// Resolves a target ID against `tables` (see [`ArchTables::target_with`]).
 fn resolve<'t>(tables: TablesRef<'t>, id: &str, options: &TargetOptions) -> Result<Target<'t>> {
     let (index, modifiers) = parse_target_id(tables.get(), id)?;
-    let processor = &tables.get().processors()[index];
-    let mut features = processor.features.clone();
+    let table_index = tables.get().index();
+    let processor: &ProcessorEntry = &table_index.processors[index];
+    let mut features = processor.features.to_vec();
+    // The wave and target-ID features are always in the feature list.
+    let mut set = |name: &str, on: bool| {
+        if let Some(i) = table_index.feature_bit(name) {
+            set_bit(&mut features, i, on);
+        }
+    };
     let mut wavefront_size = processor.default_wavefront_size;
     if options.wave64 {
-        if processor.is_dual_wave() {
-            features.remove("wavefrontsize32");
-            features.insert("wavefrontsize64".to_string());
-        } else if !processor.wavefront_sizes.contains(&64) {
+        let sizes = &processor.wavefront_sizes;
+        if sizes.contains(&32) && sizes.contains(&64) {
+            set("wavefrontsize32", false);
+            set("wavefrontsize64", true);
+        } else if !sizes.contains(&64) {
             return Err(Error::BadTarget {
                 target: id.to_string(),
                 message: format!("{} supports wave32 only", processor.name),
@@ -226,10 +238,10 @@ fn resolve<'t>(tables: TablesRef<'t>, id: &str, options: &TargetOptions) -> Resu
     }
     for (f, on) in &modifiers {
         if *on {
-            features.insert(f.clone());
+            set(f, true);
         }
     }
-    let mut canonical = processor.name.clone();
+    let mut canonical = processor.name.to_string();
     for (f, on) in &modifiers {
         canonical.push_str(&format!(":{f}{}", if *on { '+' } else { '-' }));
     }
@@ -240,6 +252,7 @@ fn resolve<'t>(tables: TablesRef<'t>, id: &str, options: &TargetOptions) -> Resu
         processor: index,
         modifiers,
         features,
+        feature_names: OnceLock::new(),
         wavefront_size,
     })
 }
@@ -261,6 +274,12 @@ impl Target<'_> {
         &self.tables.get().processors()[self.processor]
     }
 
+    /// The processor's canonical name (`gfx600` for `tahiti`): the name of
+    /// [`Target::processor`], without making the tables' owned processors.
+    pub fn processor_name(&self) -> &str {
+        &self.tables.get().index().processors[self.processor].name
+    }
+
     /// The wavefront size the target runs with: 64 when wave64 was asked for
     /// (or the processor runs only wave64), else the processor's default.
     pub fn wavefront_size(&self) -> u32 {
@@ -269,7 +288,18 @@ impl Target<'_> {
 
     /// The feature set `has.` expressions are evaluated against.
     pub fn features(&self) -> &BTreeSet<String> {
-        &self.features
+        self.feature_names.get_or_init(|| {
+            let index = self.tables.get().index();
+            (0..index.features.len())
+                .filter(|&i| self.has_bit(i))
+                .map(|i| index.features[i].to_string())
+                .collect()
+        })
+    }
+
+    /// True when the target has the feature of bit `i`.
+    fn has_bit(&self, i: usize) -> bool {
+        bit(&self.features, i)
     }
 
     /// The value of the predicate named `name` (`is.X` or `has.EXPR`) for
@@ -320,22 +350,15 @@ impl Target<'_> {
 
     fn evaluate_has(&self, expr: &str) -> std::result::Result<Evaluation, String> {
         let unknown = std::cell::RefCell::new(Vec::<String>::new());
-        let known = |f: &str| {
-            self.tables
-                .get()
-                .processors()
-                .iter()
-                .any(|p| p.features.contains(f))
-                || f == "wavefrontsize64"
-                || f == "wavefrontsize32"
-                || f == "xnack"
-                || f == "sramecc"
-        };
-        let value = feature_expr::evaluate(expr, &|f| {
-            if !known(f) {
+        // One binary search per name: the tables' feature list holds every
+        // feature any processor has, plus the wave and target-ID features.
+        let index = self.tables.get().index();
+        let value = feature_expr::evaluate(expr, &|f| match index.feature_bit(f) {
+            Some(i) => self.has_bit(i),
+            None => {
                 unknown.borrow_mut().push(f.to_string());
+                false
             }
-            self.features.contains(f)
         })
         .map_err(|e| format!("feature expression `{expr}`: {e}"))?;
         let unknown = unknown.into_inner();
@@ -430,6 +453,56 @@ mod tests {
         );
         assert!(t.target_with("gfx1250", &o).is_err());
         assert!(t.target_with("gfx950", &o).is_ok());
+    }
+
+    #[test]
+    fn feature_bitset_matches_the_processor_feature_maps() {
+        // For every processor, wave choice and modifier: the feature set by
+        // name is the processor's map with the wave swap and the `+`
+        // modifiers, and `has.F` is true exactly for its members.
+        let t = ArchTables::embedded();
+        let every: BTreeSet<&str> = t
+            .processors()
+            .iter()
+            .flat_map(|p| p.features.iter().map(String::as_str))
+            .chain(["wavefrontsize32", "wavefrontsize64", "xnack", "sramecc"])
+            .collect();
+        for p in t.processors() {
+            let mut ids = vec![p.name.clone()];
+            ids.extend(
+                p.target_id_features
+                    .iter()
+                    .map(|f| format!("{}:{f}+", p.name)),
+            );
+            ids.extend(
+                p.target_id_features
+                    .iter()
+                    .map(|f| format!("{}:{f}-", p.name)),
+            );
+            for id in &ids {
+                for wave64 in [false, true] {
+                    let Ok(target) = t.target_with(id, &TargetOptions { wave64 }) else {
+                        assert!(wave64 && !p.wavefront_sizes.contains(&64), "{id}");
+                        continue;
+                    };
+                    let mut want = p.features.clone();
+                    if wave64 && p.is_dual_wave() {
+                        want.remove("wavefrontsize32");
+                        want.insert("wavefrontsize64".to_string());
+                    }
+                    if let Some(f) = id.split(':').nth(1).and_then(|m| m.strip_suffix('+')) {
+                        want.insert(f.to_string());
+                    }
+                    assert_eq!(target.features(), &want, "{id} wave64 {wave64}");
+                    assert_eq!(target.processor_name(), p.name);
+                    for f in &every {
+                        let e = target.evaluate(&format!("has.{f}")).unwrap();
+                        assert_eq!(e.value, want.contains(*f), "{id} wave64 {wave64}: {f}");
+                        assert_eq!(e.note, None, "{f} is known");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 
 use asm::{Elem, TABLE, table_module, text};
 use rspv_specialize::module::{Endian, bytes_from_words, words_from_bytes};
-use rspv_specialize::{Error, inspect};
+use rspv_specialize::{ArchTables, Error, Options, inspect, specialize};
 use spirv::{Decoration, Op};
 
 fn golden_words(case: &str) -> Vec<u32> {
@@ -246,6 +246,93 @@ fn id_at_or_above_the_bound() {
         let id = w[offset / 4];
         assert!(id >= bound, "{msg}: word {} is {id}", offset / 4);
         assert!(msg.contains(&format!("id {id} is out of range")), "{msg}");
+    }
+}
+
+/// Expects `specialize` for gfx942 to fail with a binary error at `offset`
+/// whose message contains every one of `what`.
+fn expect_specialize_binary(bytes: &[u8], offset: usize, what: &[&str]) {
+    let tables = ArchTables::embedded();
+    let target = tables.target("gfx942").unwrap();
+    match specialize(bytes, &target, &Options::default()) {
+        Err(e @ Error::Binary { .. }) => {
+            let msg = e.to_string();
+            let Error::Binary { offset: at, .. } = e else {
+                unreachable!()
+            };
+            assert_eq!(at, offset, "{msg}");
+            for w in what {
+                assert!(msg.contains(w), "expected `{w}` in: {msg}");
+            }
+        }
+        other => panic!("expected a binary error {what:?}, got {other:?}"),
+    }
+}
+
+/// An id operand at or past the bound (or 0) anywhere at module scope is an
+/// error of `inspect` and `specialize` naming the word's byte offset, the
+/// id, the bound and the instruction; in a function a predicate reaches,
+/// `specialize` names it the same way (`inspect` reads no function).
+#[test]
+fn operand_ids_at_or_past_the_bound() {
+    let w0 = golden_words("dispatch-chain");
+    let bound = w0[3];
+    let all = insts(&w0);
+    let first = |op: Op, from: usize| {
+        all.iter()
+            .find(|&&(at, o, _)| o == op as u16 && at >= from)
+            .unwrap_or_else(|| panic!("no {op:?}"))
+            .0
+    };
+    let entry = first(Op::EntryPoint, 0);
+    let module_scope = [
+        (Op::ExecutionMode, first(Op::ExecutionMode, 0), 1),
+        (Op::EntryPoint, entry, all_len(&w0, entry) - 1),
+        (Op::Name, first(Op::Name, 0), 1),
+        (Op::Decorate, first(Op::Decorate, 0), 1),
+        (Op::TypePointer, first(Op::TypePointer, 0), 3),
+        (Op::TypeFunction, first(Op::TypeFunction, 0), 2),
+        (Op::Constant, first(Op::Constant, 0), 1),
+        (Op::Variable, locate_table(&w0).var_at, 4),
+    ];
+    // The kernel is the last function: the predicates reach it.
+    let kernel = all
+        .iter()
+        .rev()
+        .find(|&&(_, o, _)| o == Op::Function as u16)
+        .unwrap()
+        .0;
+    let call = first(Op::FunctionCall, kernel);
+    let in_kernel = [
+        (Op::Load, first(Op::Load, kernel), 3),
+        (Op::Store, first(Op::Store, kernel), 2),
+        (Op::FunctionCall, call, 3),
+        (Op::FunctionCall, call, 4),
+        (Op::FunctionCall, call, 1),
+        (Op::Phi, first(Op::Phi, kernel), 3),
+    ];
+    for value in [0xffff_0011, bound, 0] {
+        for (scope, cases) in [("module", &module_scope[..]), ("kernel", &in_kernel[..])] {
+            for &(op, at, pos) in cases {
+                let mut w = w0.clone();
+                w[at + pos] = value;
+                let bytes = le(&w);
+                let offset = (at + pos) * 4;
+                let what = [
+                    format!("byte {offset}: id {value} is out of range"),
+                    format!("the header's bound is {bound}"),
+                    format!("word {pos} of Op{op:?} at byte {}", at * 4),
+                ];
+                let what: Vec<&str> = what.iter().map(String::as_str).collect();
+                if scope == "module" {
+                    let msg = expect_binary(&bytes, offset, what[0]);
+                    for w in &what {
+                        assert!(msg.contains(w), "expected `{w}` in: {msg}");
+                    }
+                }
+                expect_specialize_binary(&bytes, offset, &what);
+            }
+        }
     }
 }
 

@@ -740,3 +740,129 @@ fn a_special_file_as_out_is_written_into_not_replaced() {
     );
     assert_eq!(names(&dir), vec![os("pipe")], "no temporary file left");
 }
+
+/// The input is read straight into words: a big-endian module is read and
+/// written in its own byte order, a length that is not whole words is named
+/// at its byte offset, a FIFO given as IN is read to its end, and
+/// `--fsync` writes the same bytes.
+#[test]
+fn inputs_of_either_byte_order_and_any_kind_of_file() {
+    let dir = scratch("order");
+    let little = std::fs::read(golden_input("dispatch-chain")).unwrap();
+    let big = common::swap_words(&little);
+    let want_little = expected(&little, "gfx942");
+    let want_big = expected(&big, "gfx942");
+    assert_eq!(want_big, common::swap_words(&want_little));
+    for (what, input, want) in [
+        ("little-endian", &little, &want_little),
+        ("big-endian", &big, &want_big),
+    ] {
+        let inp = dir.join("in.spv");
+        std::fs::write(&inp, input).unwrap();
+        for fsync in [false, true] {
+            let out = dir.join("out.spv");
+            let mut args = vec![
+                os("--target"),
+                os("gfx942"),
+                inp.clone().into(),
+                os("-o"),
+                out.clone().into(),
+                os("-q"),
+            ];
+            if fsync {
+                args.push(os("--fsync"));
+            }
+            let o = run_cli(&args);
+            assert_exit(&o, 0, what);
+            let got = std::fs::read(&out).unwrap();
+            assert_eq!(&got, want, "{what}, fsync {fsync}");
+            // spirv-val misreads the strings of big-endian modules: it
+            // checks the same module in little-endian order.
+            let as_little = if input == &big {
+                common::swap_words(&got)
+            } else {
+                got
+            };
+            valid(&as_little, "order");
+            assert_eq!(names(&dir), vec![os("in.spv"), os("out.spv")]);
+        }
+    }
+    // A module cut inside a word: the error names the byte offset.
+    let cut = dir.join("cut.spv");
+    std::fs::write(&cut, &little[..little.len() - 2]).unwrap();
+    let o = run_cli(&[
+        os("--target"),
+        os("gfx942"),
+        cut.clone().into(),
+        os("-o"),
+        os("-"),
+    ]);
+    assert_exit(&o, 1, "cut");
+    let want = format!(
+        "byte {}: module length {} bytes is not a multiple of 4",
+        little.len() - 4,
+        little.len() - 2
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    #[cfg(unix)]
+    {
+        use std::process::Command;
+        let fifo = dir.join("in.fifo");
+        let made = Command::new("mkfifo").arg(&fifo).status();
+        if !matches!(made, Ok(s) if s.success()) {
+            eprintln!("mkfifo unavailable: FIFO input skipped");
+            return;
+        }
+        let writer = {
+            let (fifo, big) = (fifo.clone(), big.clone());
+            std::thread::spawn(move || std::fs::write(fifo, big))
+        };
+        let o = run_cli(&[
+            os("--target"),
+            os("gfx942"),
+            fifo.clone().into(),
+            os("-o"),
+            os("-"),
+            os("-q"),
+        ]);
+        writer.join().unwrap().unwrap();
+        assert_exit(&o, 0, "FIFO input");
+        assert_eq!(o.stdout, want_big, "FIFO input");
+    }
+}
+
+/// An input larger than memory (a sparse file) is a clear error naming it,
+/// not an abort.
+#[test]
+fn an_input_larger_than_memory_is_an_error() {
+    // With overcommit always on (mode 1) the allocation could succeed and
+    // the run would then read 64 TiB of zeros.
+    let overcommit = std::fs::read_to_string("/proc/sys/vm/overcommit_memory");
+    if overcommit.is_ok_and(|m| m.trim() == "1") {
+        eprintln!("vm.overcommit_memory = 1: skipped");
+        return;
+    }
+    let dir = scratch("huge");
+    let huge = dir.join("huge.spv");
+    let size: u64 = 1 << 46; // 64 TiB, sparse
+    let made = std::fs::File::create(&huge).and_then(|f| f.set_len(size));
+    if made.is_err() {
+        eprintln!("no sparse 64 TiB file here: skipped");
+        return;
+    }
+    let o = run_cli(&[
+        os("--target"),
+        os("gfx942"),
+        huge.clone().into(),
+        os("-o"),
+        os("-"),
+    ]);
+    assert_exit(&o, 1, "huge input");
+    let want = format!(
+        "{}: cannot read: {size} bytes do not fit in memory",
+        huge.display()
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}

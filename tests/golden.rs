@@ -2,8 +2,9 @@
 //!
 //! Each `tests/golden/<case>/` holds `input.spv` (built from the source next
 //! to it by `tests/golden/build.sh`) and `expected/<target>.spvasm` — the
-//! specialized module as rspirv disassembles it — or `expected/<target>.err`
-//! for an expected failure. `RSPV_BLESS=1 cargo test --test golden` rewrites
+//! specialized module as `rspv_specialize::disasm` prints it (what
+//! `spirv-dis --raw-id --no-indent` prints) — or `expected/<target>.err` for
+//! an expected failure. `RSPV_BLESS=1 cargo test --test golden` rewrites
 //! the expected files; CI never sets it. Every output is also checked with
 //! `spirv-val` (required when `CI` is set), for determinism, for idempotence
 //! and for the absence of any predicate or table.
@@ -126,5 +127,113 @@ fn structured_cases_are_valid_for_every_processor() {
             "{case}: only {} distinct outputs",
             distinct.len()
         );
+    }
+}
+
+/// Module-scope ids of `m` that any instruction other than a name or a
+/// decoration reads (result types and id operands), read off rspirv's
+/// grammar-typed operands.
+fn ids_read(m: &rspirv::dr::Module) -> std::collections::BTreeSet<u32> {
+    use rspirv::dr::Operand;
+    let mut out = std::collections::BTreeSet::new();
+    let mut add = |i: &rspirv::dr::Instruction| {
+        out.extend(i.result_type);
+        for o in &i.operands {
+            if let Operand::IdRef(x) | Operand::IdScope(x) | Operand::IdMemorySemantics(x) = o {
+                out.insert(*x);
+            }
+        }
+    };
+    m.entry_points
+        .iter()
+        .chain(&m.execution_modes)
+        .chain(&m.types_global_values)
+        .for_each(&mut add);
+    for f in &m.functions {
+        f.def.iter().chain(&f.parameters).for_each(&mut add);
+        for b in &f.blocks {
+            b.instructions.iter().for_each(&mut add);
+        }
+    }
+    out
+}
+
+/// The table variable of `m` and every module-scope id it uses,
+/// transitively.
+fn table_closure(m: &rspirv::dr::Module) -> std::collections::BTreeSet<u32> {
+    use rspirv::dr::Operand;
+    let table = m
+        .debug_names
+        .iter()
+        .find_map(|i| match i.operands.as_slice() {
+            [Operand::IdRef(id), Operand::LiteralString(s)]
+                if s == rspv_specialize::table::TABLE_NAME =>
+            {
+                Some(*id)
+            }
+            _ => None,
+        });
+    let defs: std::collections::BTreeMap<u32, &rspirv::dr::Instruction> = m
+        .types_global_values
+        .iter()
+        .filter_map(|i| i.result_id.map(|id| (id, i)))
+        .collect();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut stack: Vec<u32> = table.into_iter().collect();
+    while let Some(id) = stack.pop() {
+        if !seen.insert(id) {
+            continue;
+        }
+        let Some(i) = defs.get(&id) else { continue };
+        stack.extend(i.result_type);
+        for o in &i.operands {
+            if let Operand::IdRef(x) = o {
+                stack.push(*x);
+            }
+        }
+    }
+    seen
+}
+
+/// The table goes with every type and constant only it used: for every
+/// processor, an id of the input's table closure that the output still
+/// defines is read by something in the output. (A literal that equals such
+/// an id, as `Aligned 32` does, is not a read.)
+#[test]
+fn nothing_only_the_table_used_is_left_for_any_processor() {
+    let tables = ArchTables::embedded();
+    let targets: Vec<_> = tables
+        .processors()
+        .iter()
+        .map(|p| tables.target(&p.name).unwrap())
+        .collect();
+    for dir in common::golden_cases("input.spv") {
+        let input = std::fs::read(dir.join("input.spv")).unwrap();
+        let closure = table_closure(&rspirv::dr::load_bytes(&input).unwrap());
+        if closure.is_empty() {
+            continue;
+        }
+        let outs = rspv_specialize::specialize_many(&input, &targets, &Options::default()).unwrap();
+        let mut distinct = std::collections::BTreeSet::new();
+        for (t, out) in targets.iter().zip(outs) {
+            let Ok(out) = out else { continue };
+            if !distinct.insert(out.bytes()) {
+                continue;
+            }
+            let m = rspirv::dr::load_bytes(out.bytes()).unwrap();
+            let read = ids_read(&m);
+            let orphans: Vec<u32> = m
+                .types_global_values
+                .iter()
+                .filter_map(|i| i.result_id)
+                .filter(|id| closure.contains(id) && !read.contains(id))
+                .collect();
+            assert!(
+                orphans.is_empty(),
+                "{}: {}: left only-table ids {orphans:?}",
+                dir.display(),
+                t.id()
+            );
+        }
     }
 }

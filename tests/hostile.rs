@@ -1511,3 +1511,52 @@ fn conflicting_duplicates_in_the_table() {
         },
     );
 }
+
+/// A 64-bit `OpSwitch` whose case literal equals a table id, in a function
+/// no predicate reaches: the scan, which does not know the selector's
+/// width, must neither fail on its two-word literals nor keep the table for
+/// them; the function is copied word for word.
+#[test]
+fn wide_switch_literal_equal_to_a_table_id() {
+    isolated(
+        "wide_switch_literal_equal_to_a_table_id",
+        Duration::from_secs(60),
+        || {
+            let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+            branch_kernel(&mut k, |k, _| k.sites[0]);
+            let ulong = k.global(Op::TypeInt, &[64, 0]);
+            let sel = k.global(Op::Constant, &[ulong, 7, 0]);
+            let (g, l0, d, c) = (k.id(), k.id(), k.id(), k.id());
+            let mut body = Vec::new();
+            inst(&mut body, Op::Function, &[k.void, g, 0, k.void_fn]);
+            inst(&mut body, Op::Label, &[l0]);
+            // One case: three words after the default, `k.table` the low
+            // word of its literal.
+            inst(&mut body, Op::Switch, &[sel, d, k.table, 0, c]);
+            for l in [d, c] {
+                inst(&mut body, Op::Label, &[l]);
+                inst(&mut body, Op::Return, &[]);
+            }
+            inst(&mut body, Op::FunctionEnd, &[]);
+            k.functions.extend(&body);
+            let mut w = k.finish();
+            let mut cap = Vec::new();
+            inst(&mut cap, Op::Capability, &[spirv::Capability::Int64 as u32]);
+            w.splice(5..5, cap);
+            let bytes = le(&w);
+            let input_valid = valid(&bytes, "wideswitch").is_ok();
+            for t in ["gfx942", "gfx950"] {
+                let out = specialize_ok(&bytes, t);
+                assert!(!inspect(&out).unwrap().has_table, "{t}");
+                let words = kasm::words(&out);
+                assert!(
+                    words.windows(body.len()).any(|x| x == body.as_slice()),
+                    "{t}: the switch function changed"
+                );
+                if input_valid {
+                    valid(&out, "wideswitch").unwrap_or_else(|e| panic!("{t}: {e}"));
+                }
+            }
+        },
+    );
+}

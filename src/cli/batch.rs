@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::container::{Module, Source, module_file, read_source};
-use super::io::{display_path, write_output, write_with};
+use super::io::{display_path, module_bytes, write_output};
 use super::targets::display_order;
 use crate::{Failure, ReportFormat, SpecializeArgs};
 
@@ -175,8 +175,8 @@ pub(crate) fn run_batch(
         for (job, out) in jobs.iter().zip(unit_outs) {
             let name = unit.file(job);
             let path = out_dir.join(&name);
-            let data = out.bytes();
-            if let Err(e) = write_with(&path, &mut |w| w.write_all(&data)) {
+            let data = module_bytes(out.words(), out.endian());
+            if let Err(e) = write_output(&path, &data, args.fsync) {
                 for p in &written {
                     let _ = std::fs::remove_file(p);
                 }
@@ -201,7 +201,7 @@ pub(crate) fn run_batch(
         manifest["container"] = json!(c.kind.name());
     }
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    write_output(&out_dir.join(MANIFEST), text.as_bytes())?;
+    write_output(&out_dir.join(MANIFEST), text.as_bytes(), args.fsync)?;
     match args.report_format() {
         ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &units, &outs)),
         ReportFormat::Json => eprintln!(
@@ -367,10 +367,10 @@ fn distinct(outs: &[Specialized]) -> Vec<(Vec<usize>, &Specialized)> {
 /// what was written, else as written.
 fn target_label(t: &Target<'_>) -> String {
     let written = t.given().split(':').next().unwrap_or_default();
-    if written == t.processor().name {
+    if written == t.processor_name() {
         t.given().to_string()
     } else {
-        format!("{}={}", t.given(), t.processor().name)
+        format!("{}={}", t.given(), t.processor_name())
     }
 }
 

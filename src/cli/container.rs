@@ -4,17 +4,17 @@
 //! `--module K`, describing where each was found (text and JSON), and
 //! `rspv-specialize extract`.
 //!
-//! A bare SPIR-V input keeps the streaming reader (`io::read_words`) and
-//! everything the commands always printed for it.
+//! The input is read once, as words (`io::read_raw_words`); a bare SPIR-V
+//! module keeps everything the commands always printed for it.
 
 use std::path::Path;
 
 use rspv_specialize::Error;
-use rspv_specialize::container::{DETECT_LEN, Embedded, Kind, Location, detect, find_spirv};
+use rspv_specialize::container::{Embedded, Kind, Location, detect, find_spirv};
 use rspv_specialize::module::{Endian, words_from_bytes};
 use serde_json::{Map, Value, json};
 
-use super::io::{display_path, read_input, read_words, write_output};
+use super::io::{display_path, read_input, read_raw_words, words_in_order, write_output};
 use crate::{ExtractArgs, Failure};
 
 /// One SPIR-V module of a container, owned.
@@ -56,38 +56,20 @@ pub(crate) enum Source {
     Container(Container),
 }
 
-/// Reads the input at `path` (`-`: stdin): a container if it starts like
-/// one, else a bare module through the streaming reader.
+/// Reads the input at `path` (`-`: stdin) once, as words, and tells by its
+/// first bytes whether it is a container (then finds its modules) or a
+/// bare module (then checks it and puts it in host order).
 pub(crate) fn read_source(path: &Path) -> Result<Source, Failure> {
     let file = display_path(path);
-    if path.as_os_str() == "-" {
-        let data = read_input(path)?;
-        if is_container(&data) {
-            return Ok(Source::Container(
-                from_bytes(&data).map_err(|e| Failure::in_file(&file, e))?,
-            ));
-        }
-        let (words, endian) = words_from_bytes(&data).map_err(|e| Failure::in_file(&file, e))?;
-        return Ok(Source::Spirv(words, endian));
-    }
-    if starts_like_container(path) {
-        let data = read_input(path)?;
+    let (words, len) = read_raw_words(path)?;
+    let bytes = &bytemuck::cast_slice::<u32, u8>(&words)[..len];
+    if is_container(bytes) {
         return Ok(Source::Container(
-            from_bytes(&data).map_err(|e| Failure::in_file(&file, e))?,
+            from_bytes(bytes).map_err(|e| Failure::in_file(&file, e))?,
         ));
     }
-    let (words, endian) = read_words(path)?;
+    let (words, endian) = words_in_order(&file, words, len)?;
     Ok(Source::Spirv(words, endian))
-}
-
-/// Whether the file at `path` starts like a container (its first bytes).
-fn starts_like_container(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = Vec::with_capacity(DETECT_LEN);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(DETECT_LEN as u64).read_to_end(&mut head))
-        .is_ok()
-        && is_container(&head)
 }
 
 /// Whether `head` (an input's first bytes) is a container's.
@@ -227,7 +209,7 @@ pub(crate) fn run_extract(args: &ExtractArgs) -> Result<(), Failure> {
     let mut lines = String::new();
     for m in chosen {
         let name = module_file(m.index, None);
-        write_output(&out_dir.join(&name), &m.bytes)?;
+        write_output(&out_dir.join(&name), &m.bytes, args.fsync)?;
         lines += &format!("{}: {}\n", out_dir.join(&name).display(), describe(m));
     }
     if !args.quiet {

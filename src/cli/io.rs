@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use rspv_specialize::module::{Endian, check_start, extend_words};
+use rspv_specialize::module::{Endian, bytes_from_words, check_start};
 use rspv_specialize::{ArchTables, Error, Target, TargetOptions};
 
 use crate::Failure;
@@ -46,9 +46,14 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Reads the input module straight into words, 64 KiB at a time, so the
-/// file is held once (as words), not twice. `-` is stdin.
-pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
+/// Reads the input straight into words, without looking at it: its words
+/// as they lie in memory (host order) and its length in bytes. A regular
+/// file is read into a buffer of its size (one word more, to see the end),
+/// not through a byte buffer; stdin (`-`) and other streams into one that
+/// grows as they come. [`words_in_order`] then checks a module's length and
+/// byte-swaps its words in place only when its byte order is not the
+/// host's.
+pub(crate) fn read_raw_words(path: &Path) -> Result<(Vec<u32>, usize), Failure> {
     let file = display_path(path);
     let io = |e: std::io::Error| {
         Failure::from(Error::Io {
@@ -56,46 +61,93 @@ pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
             message: format!("cannot read: {e}"),
         })
     };
-    let mut src: Box<dyn Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
+    if path.as_os_str() == "-" {
+        read_to_end_as_words(&mut std::io::stdin().lock(), 0)
     } else {
-        let f = std::fs::File::open(path).map_err(io)?;
-        if f.metadata().map_err(io)?.is_dir() {
+        let mut f = std::fs::File::open(path).map_err(io)?;
+        let meta = f.metadata().map_err(io)?;
+        if meta.is_dir() {
             return Err(io(std::io::Error::other("is a directory")));
         }
-        Box::new(f)
-    };
-    let mut words = Vec::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut first = [0u8; 4];
-    let (mut fill, mut total, mut endian) = (0usize, 0usize, None);
-    loop {
-        let n = match src.read(&mut buf[fill..]) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io(e)),
-        };
-        if total < 4 {
-            let k = (4 - total).min(n);
-            first[total..total + k].copy_from_slice(&buf[fill..fill + k]);
-        }
-        total += n;
-        fill += n;
-        if endian.is_none() && total >= 4 {
-            // Byte order only: lengths are checked once the input ends.
-            endian = check_start(&first, 20).ok().or(Some(Endian::Little));
-        }
-        let whole = fill - fill % 4;
-        if let Some(e) = endian {
-            extend_words(&mut words, &buf[..whole], e);
-            buf.copy_within(whole..fill, 0);
-            fill -= whole;
+        // A FIFO or device tells no length.
+        let size = if meta.is_file() { meta.len() } else { 0 };
+        read_to_end_as_words(&mut f, size)
+    }
+    .map_err(io)
+}
+
+/// The module in `words` (`len` bytes, as [`read_raw_words`] read them),
+/// checked and in host order, with its byte order. `file` names the input.
+pub(crate) fn words_in_order(
+    file: &str,
+    mut words: Vec<u32>,
+    len: usize,
+) -> Result<(Vec<u32>, Endian), Failure> {
+    let bytes: &[u8] = bytemuck::cast_slice(&words);
+    let endian = check_start(&bytes[..len.min(4)], len).map_err(|e| Failure::in_file(file, e))?;
+    // check_start made sure `len` is a multiple of 4.
+    words.truncate(len / 4);
+    if !is_host_order(endian) {
+        for w in &mut words {
+            *w = w.swap_bytes();
         }
     }
-    let endian =
-        check_start(&first[..total.min(4)], total).map_err(|e| Failure::in_file(&file, e))?;
     Ok((words, endian))
+}
+
+/// Reads `src` to its end into words as they lie in memory (host order),
+/// the last one zero-padded; returns them with the number of bytes read.
+/// `expected` is the byte count to expect (0: unknown). A size that does not
+/// fit in memory is an error, not an abort.
+fn read_to_end_as_words(src: &mut dyn Read, expected: u64) -> std::io::Result<(Vec<u32>, usize)> {
+    let too_big = |bytes: u64| {
+        std::io::Error::new(
+            std::io::ErrorKind::OutOfMemory,
+            format!("{bytes} bytes do not fit in memory"),
+        )
+    };
+    // One word more than expected: the read that finds the end needs room.
+    let start = match expected {
+        0 => 1024,
+        n => usize::try_from(n / 4 + 1).map_err(|_| too_big(expected))?,
+    };
+    // Zeroed by the allocator: fresh pages from the kernel, no memset.
+    let mut words: Vec<u32> =
+        bytemuck::allocation::try_zeroed_vec(start).map_err(|()| too_big(expected))?;
+    let mut len = 0;
+    loop {
+        if len == words.len() * 4 {
+            let more = words.len();
+            words
+                .try_reserve_exact(more)
+                .map_err(|_| too_big(len as u64 * 2))?;
+            words.resize(more * 2, 0);
+        }
+        match src.read(&mut bytemuck::cast_slice_mut(&mut words)[len..]) {
+            Ok(0) => return Ok((words, len)),
+            Ok(n) => len += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// True when modules of byte order `endian` hold host-order words.
+fn is_host_order(endian: Endian) -> bool {
+    match endian {
+        Endian::Little => cfg!(target_endian = "little"),
+        Endian::Big => cfg!(target_endian = "big"),
+    }
+}
+
+/// A module's bytes in the byte order `endian`: the words' own memory when
+/// that is the host's order (no copy), else a byte-swapped copy.
+pub(crate) fn module_bytes(words: &[u32], endian: Endian) -> Cow<'_, [u8]> {
+    if is_host_order(endian) {
+        Cow::Borrowed(bytemuck::cast_slice(words))
+    } else {
+        Cow::Owned(bytes_from_words(words, endian))
+    }
 }
 
 /// How an input path is named in messages.
@@ -107,41 +159,33 @@ pub(crate) fn display_path(path: &Path) -> String {
     }
 }
 
-/// Writes `bytes` to `path` (see [`write_with`]).
-pub(crate) fn write_output(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    write_with(path, &mut |w| w.write_all(bytes))
-}
-
-/// Writes what `produce` writes to `path` atomically: into a temporary file
-/// next to it, then renamed over it, so a failure leaves no half-written
-/// output; a file replaced this way keeps its permissions. A path that
-/// exists and is not a regular file (a FIFO, `/dev/stdout`) is written into,
-/// not replaced. `-` writes to stdout.
-pub(crate) fn write_with(
-    path: &Path,
-    produce: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
-) -> Result<(), Error> {
+/// Writes `bytes` to `path` in one write: atomically, into a temporary
+/// file next to it that is then renamed over it, so a failure leaves no
+/// half-written output; a file replaced this way keeps its permissions. A
+/// path that exists and is not a regular file (a FIFO, `/dev/stdout`) is
+/// written into, not replaced. `-` writes to stdout.
+///
+/// With `fsync`, the file's data and then its directory entry are flushed
+/// to the disk before this returns. Without it (the default, as for gcc,
+/// clang and rustc outputs) the rename is atomic for readers but the
+/// operating system writes the data back when it chooses.
+pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(), Error> {
     let io = |e: std::io::Error| Error::Io {
         path: path.display().to_string(),
         message: format!("cannot write: {e}"),
     };
     if path.as_os_str() == "-" {
-        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-        return match produce(&mut out).and_then(|()| out.flush()) {
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.map_err(io),
-        };
+        return emit_bytes(bytes);
     }
     let existing = std::fs::metadata(path).ok();
     if let Some(meta) = &existing
         && !meta.is_file()
     {
-        let file = std::fs::OpenOptions::new()
+        let mut file = std::fs::OpenOptions::new()
             .write(true)
             .open(path)
             .map_err(io)?;
-        let mut out = std::io::BufWriter::new(file);
-        return produce(&mut out).and_then(|()| out.flush()).map_err(io);
+        return file.write_all(bytes).map_err(io);
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -151,20 +195,28 @@ pub(crate) fn write_with(
     name.push(path.file_name().unwrap_or(std::ffi::OsStr::new("out")));
     name.push(format!(".{}.tmp", std::process::id()));
     let tmp = dir.join(name);
-    let result = std::fs::File::create(&tmp).and_then(|file| {
+    let result = std::fs::File::create(&tmp).and_then(|mut file| {
         if let Some(meta) = &existing {
             file.set_permissions(meta.permissions())?;
         }
-        let mut out = std::io::BufWriter::new(file);
-        produce(&mut out)?;
-        let file = out.into_inner().map_err(|e| e.into_error())?;
-        file.sync_all()?;
+        file.write_all(bytes)?;
+        if fsync {
+            file.sync_all()?;
+        }
+        drop(file);
         std::fs::rename(&tmp, path)
     });
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.map_err(io)
+    result.map_err(io)?;
+    if fsync {
+        // The rename is durable once the directory is.
+        std::fs::File::open(&dir)
+            .and_then(|d| d.sync_all())
+            .map_err(io)?;
+    }
+    Ok(())
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.

@@ -9,11 +9,10 @@
 
 use std::path::Path;
 
-use rspv_specialize::module::write_words;
-use rspv_specialize::{Error, Options, Prepared};
+use rspv_specialize::{Options, Prepared};
 
 use super::container::{Source, read_source};
-use super::io::{display_path, load_tables, resolve_target, write_output, write_with};
+use super::io::{display_path, load_tables, module_bytes, resolve_target, write_output};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job, or a batch when `--targets` / `--all-targets` is
@@ -92,12 +91,15 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::in_file(&file, e))?;
     drop(words);
     match args.emit {
-        ModuleFormat::Spv => {
-            write_with(&output, &mut |w| write_words(w, out.words(), out.endian()))?
-        }
+        ModuleFormat::Spv => write_output(
+            &output,
+            &module_bytes(out.words(), out.endian()),
+            args.fsync,
+        )?,
         ModuleFormat::Spvasm => {
-            let text = disassemble(&out.bytes()).map_err(|e| Failure::in_file(&file, e))?;
-            write_output(&output, &text)?
+            let text = rspv_specialize::disasm::disassemble(out.words())
+                .map_err(|e| Failure::in_file(&file, e))?;
+            write_output(&output, text.as_bytes(), args.fsync)?
         }
     }
     match args.report_format() {
@@ -118,14 +120,4 @@ fn same_file(a: &Path, b: &Path) -> bool {
         (Ok(x), Ok(y)) => x == y,
         _ => false,
     }
-}
-
-/// SPIR-V assembly text of a module, by rspirv's disassembler.
-fn disassemble(bytes: &[u8]) -> Result<Vec<u8>, Error> {
-    use rspirv::binary::Disassemble;
-    let module = rspirv::dr::load_bytes(bytes).map_err(|e| Error::Io {
-        path: "--emit spvasm".to_string(),
-        message: format!("rspirv cannot disassemble the output ({e}); write binary instead"),
-    })?;
-    Ok((module.disassemble() + "\n").into_bytes())
 }

@@ -201,10 +201,7 @@ pub fn find_spirv_with<'a>(data: &'a [u8], limits: &Limits) -> Result<Found<'a>>
     Ok(Found { kind, modules })
 }
 
-/// How many leading bytes [`detect`] needs at most to tell an input's kind.
-pub const DETECT_LEN: usize = BUNDLE_MAGIC.len();
-
-/// Tells what `data` is from its first bytes (at most [`DETECT_LEN`]).
+/// Tells what `data` is from its first bytes (at most 24).
 pub fn detect(data: &[u8]) -> Result<Kind> {
     if data.starts_with(BUNDLE_MAGIC) {
         return Ok(Kind::Bundle);

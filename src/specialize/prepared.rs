@@ -286,13 +286,7 @@ impl<'w> Prepared<'w> {
                     bad.push((f.id, r.bad_uses, r.chain_defs));
                 }
                 after.insert(f.id, r.callees);
-                let fwatch: Vec<u32> = r
-                    .words
-                    .iter()
-                    .copied()
-                    .filter(|x| watch.contains(*x))
-                    .collect();
-                kept_mentions_by_fn.insert(f.id, fwatch);
+                kept_mentions_by_fn.insert(f.id, scan::watched_ids(&r.words, watch)?);
                 rewritten.insert(f.id, r.words);
             }
         }

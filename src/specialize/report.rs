@@ -43,7 +43,7 @@ impl Report {
     pub(crate) fn describe_target(&mut self, target: &Target<'_>) {
         self.target = target.given().to_string();
         self.target_id = target.id().to_string();
-        self.processor = target.processor().name.clone();
+        self.processor = target.processor_name().to_string();
         self.wavefront_size = target.wavefront_size();
         self.predicates.sort_by_key(|p| p.spec_id);
     }

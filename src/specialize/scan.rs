@@ -21,7 +21,8 @@ pub struct FunctionFacts {
     pub callees: Vec<u32>,
     /// Functions it references other than as a callee.
     pub fn_refs: Vec<u32>,
-    /// Members of the `watch` set its words mention (conservatively).
+    /// Members of the `watch` set it reads as ids (or in words the grammar
+    /// cannot place).
     pub watched: Vec<u32>,
 }
 
@@ -68,25 +69,26 @@ pub fn scan_function(
             facts.callees.push(words[p]);
         }
         let own = (inst.opcode == op::Function).then_some(2);
-        let mut fn_hit = false;
+        let (mut fn_hit, mut watch_hit) = (false, false);
         for (k, &x) in words.iter().enumerate().skip(1) {
             if !interest.any.contains(x) {
                 continue;
             }
             facts.touched |= interest.touch.contains(x);
-            if interest.watch.contains(x) {
-                facts.watched.push(x);
-            }
+            watch_hit |= interest.watch.contains(x);
             fn_hit |= Some(k) != callee_pos && Some(k) != own && interest.functions.contains(x);
         }
-        if fn_hit {
-            // Decode precisely: is it really an id operand?
-            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-                if matches!(role, Role::Use | Role::MaybeId)
-                    && Some(pos) != callee_pos
-                    && interest.functions.contains(words[pos])
-                {
-                    facts.fn_refs.push(words[pos]);
+        if fn_hit || watch_hit {
+            // Decode precisely: a hit may be a literal (`Aligned 32`), not
+            // an id operand.
+            for_each_read(words, inst.byte_offset(), &mut |pos, role| {
+                let x = words[pos];
+                let reads = matches!(role, Role::Use | Role::MaybeId);
+                if reads && Some(pos) != callee_pos && interest.functions.contains(x) {
+                    facts.fn_refs.push(x);
+                }
+                if (reads || role == Role::ResultType) && interest.watch.contains(x) {
+                    facts.watched.push(x);
                 }
             })?;
         }
@@ -94,4 +96,39 @@ pub fn scan_function(
     facts.watched.sort_unstable();
     facts.watched.dedup();
     Ok(facts)
+}
+
+/// The members of `watch` that the instructions in `words` (whole
+/// instructions, e.g. a rewritten function) read as ids, sorted. Only an
+/// instruction with a word in `watch` is decoded.
+pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
+    let mut out = Vec::new();
+    for inst in insts(words, 0, words.len()) {
+        let iw = &words[inst.at..inst.end()];
+        if !watch.any_in(&iw[1..]) {
+            continue;
+        }
+        for_each_read(iw, inst.byte_offset(), &mut |pos, role| {
+            if role != Role::Result && watch.contains(iw[pos]) {
+                out.push(iw[pos]);
+            }
+        })?;
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+/// [`for_each_id`] for the scan, which does not know the types of local
+/// values: an `OpSwitch`'s case literals are as wide as its selector's
+/// type, so only its selector is reported (its other ids are labels, neither
+/// functions nor table ids).
+fn for_each_read(words: &[u32], at: usize, f: &mut dyn FnMut(usize, Role)) -> Result<()> {
+    if (words[0] & 0xffff) as u16 == op::Switch {
+        if words.len() > 1 {
+            f(1, Role::Use);
+        }
+        return Ok(());
+    }
+    for_each_id(words, at, &|_| 1, f)
 }

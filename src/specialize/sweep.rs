@@ -2,10 +2,12 @@
 //!
 //! 1. **Dead functions.** Liveness from roots, then sweep (as walrus' gc):
 //!    roots are entry points, `Export`-linked functions, functions referenced
-//!    other than by a call, and functions nothing reached in the input (the
-//!    pass did not kill those, so they stay). A function reached before the
-//!    rewrite but not after it (only dead arms called it) is removed, whether
-//!    it has a body or is an imported declaration.
+//!    other than by a call, and functions nothing called in the input (for
+//!    recursion: nothing outside it); the pass did not kill those, so they
+//!    stay. Liveness walks the rewritten call graph from the roots, so what
+//!    only a dead arm called goes, even when the arm is in a root nothing
+//!    called. A function reached before the rewrite but not after it is
+//!    removed, whether it has a body or is an imported declaration.
 //! 2. **The table.** The table variable goes, then each constant and type
 //!    that only it (transitively) used, latest definition first.
 
@@ -18,19 +20,86 @@ use crate::table::PredicateTable;
 
 /// The call graph's roots in the input, which do not depend on the
 /// predicates: entry points, exported functions, functions referenced other
-/// than by a call, and functions the input never reaches from those.
+/// than by a call, functions nothing calls, and, among the functions the
+/// input does not reach from those, each group of mutually recursive
+/// functions that nothing outside the group calls (the same rule for
+/// recursion: the pass did not kill the group, so all of it stays).
 pub fn liveness_roots<'c>(
     all: &[u32],
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let mut roots: Vec<u32> = entry_or_exported.chain(referenced).collect();
+    let called: HashSet<u32> = all.iter().flat_map(|&f| callees(f)).copied().collect();
+    let mut roots: Vec<u32> = entry_or_exported
+        .chain(referenced)
+        .chain(all.iter().copied().filter(|f| !called.contains(f)))
+        .collect();
     let reached = reach(roots.iter().copied(), callees);
-    roots.extend(all.iter().copied().filter(|f| !reached.contains(f)));
+    let rest: Vec<u32> = all
+        .iter()
+        .copied()
+        .filter(|f| !reached.contains(f))
+        .collect();
+    roots.extend(uncalled_recursion(&rest, callees));
     roots.sort_unstable();
     roots.dedup();
     roots
+}
+
+/// The members of the groups of mutually recursive functions in `rest`
+/// that nothing outside their group calls. Every caller of a function in
+/// `rest` is in `rest` (the roots reach the others), so these are the
+/// source components of `rest`'s call graph. Linear: a depth-first walk
+/// gives finish times; the latest-finishing function not yet covered is in
+/// such a group (no other component reaches it), whose members are then
+/// exactly the functions that reach it; everything it reaches is covered.
+fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> Vec<u32> {
+    let in_rest: HashSet<u32> = rest.iter().copied().collect();
+    let mut callers: HashMap<u32, Vec<u32>> = HashMap::default();
+    for &f in rest {
+        for &c in callees(f) {
+            callers.entry(c).or_default().push(f);
+        }
+    }
+    let mut finished = Vec::with_capacity(rest.len());
+    let mut visited: HashSet<u32> = HashSet::default();
+    for &start in rest {
+        if !visited.insert(start) {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        while let Some((f, next)) = stack.last_mut() {
+            match callees(*f).get(*next) {
+                Some(&c) => {
+                    *next += 1;
+                    if in_rest.contains(&c) && visited.insert(c) {
+                        stack.push((c, 0));
+                    }
+                }
+                None => {
+                    finished.push(*f);
+                    stack.pop();
+                }
+            }
+        }
+    }
+    let callers_of = |f: u32| callers.get(&f).map_or(&[][..], Vec::as_slice);
+    let mut covered: HashSet<u32> = HashSet::default();
+    let mut out = Vec::new();
+    for &v in finished.iter().rev() {
+        if covered.contains(&v) {
+            continue;
+        }
+        out.extend(reach(std::iter::once(v), &callers_of));
+        let mut stack = vec![v];
+        while let Some(f) = stack.pop() {
+            if in_rest.contains(&f) && covered.insert(f) {
+                stack.extend(callees(f).iter().copied());
+            }
+        }
+    }
+    out
 }
 
 /// Functions to remove: those the rewritten call graph (`callees`) no
@@ -86,9 +155,11 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
     ids
 }
 
-/// Module-scope readers of the table's closure (names and decorations do
-/// not count: they go with what they name). Does not depend on the
-/// predicates' values, so it is computed once per module.
+/// Module-scope readers of the table's closure. Names and decorations go
+/// with the id they name (word 1), so naming a closure id does not read it;
+/// any other id they hold (`OpDecorateId` operands) is read on behalf of the
+/// id they name. Does not depend on the predicates' values, so it is
+/// computed once per module.
 #[derive(Debug, Default)]
 pub struct TableReaders {
     /// Result ids of the instructions that read each closure id.
@@ -103,13 +174,16 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
     let candidates: HashSet<u32> = closure.iter().copied().collect();
     let mut r = TableReaders::default();
     for &inst in &m.globals {
-        if crate::specialize::emit::is_annotation(inst.opcode) {
-            continue;
-        }
         let w = m.inst_words(inst);
-        let result = crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied());
+        let annotation = crate::specialize::emit::is_annotation(inst.opcode);
+        let result = if annotation {
+            w.get(1).copied()
+        } else {
+            crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied())
+        };
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
+                && !(annotation && pos == 1)
                 && candidates.contains(&w[pos])
             {
                 match result {
@@ -159,4 +233,67 @@ pub fn removable_table_ids(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(function, callees)` as a callee lookup.
+    fn graph(edges: &[(u32, &[u32])]) -> HashMap<u32, Vec<u32>> {
+        edges.iter().map(|(f, c)| (*f, c.to_vec())).collect()
+    }
+
+    fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
+        let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+        liveness_roots(all, entries.iter().copied(), std::iter::empty(), &callees)
+    }
+
+    #[test]
+    fn uncalled_functions_are_roots_and_their_callees_are_not() {
+        // 1 (entry) -> 2; 3 (uncalled) -> 4 -> 5.
+        let g = graph(&[(1, &[2]), (3, &[4]), (4, &[5])]);
+        assert_eq!(roots(&[1, 2, 3, 4, 5], &[1], &g), [1, 3]);
+    }
+
+    #[test]
+    fn recursion_nothing_outside_calls_is_a_root_what_it_calls_is_not() {
+        // 1 (entry). 2 <-> 3 (nothing else calls them); 3 -> 4 <-> 5;
+        // 6 -> 6 (calls only itself) -> 7; 8 -> 8 called by 1.
+        let g = graph(&[
+            (1, &[8]),
+            (2, &[3]),
+            (3, &[2, 4]),
+            (4, &[5]),
+            (5, &[4]),
+            (6, &[6, 7]),
+            (8, &[8]),
+        ]);
+        let all = [4, 5, 7, 1, 8, 2, 3, 6];
+        assert_eq!(roots(&all, &[1], &g), [1, 2, 3, 6]);
+        // Whatever order the functions come in.
+        for k in 0..all.len() {
+            let mut order = all;
+            order.rotate_left(k);
+            assert_eq!(roots(&order, &[1], &g), [1, 2, 3, 6], "{order:?}");
+            order.reverse();
+            assert_eq!(roots(&order, &[1], &g), [1, 2, 3, 6], "{order:?}");
+        }
+        // With 3's call to 4 and 6's to 7 in dead arms, 4, 5 and 7 go.
+        let after = graph(&[
+            (1, &[8]),
+            (2, &[3]),
+            (3, &[2]),
+            (4, &[5]),
+            (5, &[4]),
+            (6, &[6]),
+            (8, &[8]),
+        ]);
+        let callees = |f: u32| after.get(&f).map_or(&[][..], Vec::as_slice);
+        let mut dead: Vec<u32> = dead_functions(&all, &roots(&all, &[1], &g), &callees)
+            .into_iter()
+            .collect();
+        dead.sort_unstable();
+        assert_eq!(dead, [4, 5, 7]);
+    }
 }

@@ -1,5 +1,5 @@
 //! Helpers shared by the integration tests: where the test data lives
-//! (golden cases, `.spv` files), `spirv-val` and rspirv's disassembly,
+//! (golden cases, `.spv` files), `spirv-val` and disassembly,
 //! running one test in a child process under limits, and running the
 //! command-line binary.
 
@@ -117,11 +117,11 @@ fn is_shader(bytes: &[u8]) -> bool {
     false
 }
 
-/// rspirv's disassembly of a module: the text golden files hold.
+/// The module as SPIR-V assembly (the crate's disassembler, which prints
+/// what `spirv-dis --raw-id --no-indent` prints): the text golden files hold.
 pub fn disassemble(bytes: &[u8]) -> String {
-    use rspirv::binary::Disassemble;
-    let module = rspirv::dr::load_bytes(bytes).expect("rspirv loads the module");
-    module.disassemble() + "\n"
+    let (words, _) = rspv_specialize::module::words_from_bytes(bytes).expect("a SPIR-V module");
+    rspv_specialize::disasm::disassemble(&words).expect("the module disassembles")
 }
 
 // ---------------------------------------------------------------------------

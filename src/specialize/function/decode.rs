@@ -4,7 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::fastmap::Map as HashMap;
-use crate::module::{Inst, Module, insts};
+use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};
 use crate::operands::{Role, for_each_id, op, result_pos};
 
 use super::super::context::Context;
@@ -141,17 +141,11 @@ impl<'m> Func<'m> {
             })?;
             for &(pos, role) in &f.id_list[first_id..] {
                 let id = iw[pos as usize];
+                if (id == 0 || id >= m.bound()) && must_be_id(inst.opcode, pos as usize, role) {
+                    check_inst_id(words, *inst, pos as usize)?;
+                }
                 match role {
                     Role::Result => {
-                        if id == 0 || id >= m.bound() {
-                            return Err(crate::error::binary(
-                                inst.byte_offset() + pos as usize * 4,
-                                format!(
-                                    "id {id} is out of range (the header's bound is {})",
-                                    m.bound()
-                                ),
-                            ));
-                        }
                         f.def.insert(id, i);
                     }
                     Role::ResultType => {}

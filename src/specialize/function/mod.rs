@@ -29,6 +29,7 @@
 //! this file (the rewrite that uses them).
 
 mod decode;
+mod local_ids;
 mod order;
 mod sccp;
 

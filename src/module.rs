@@ -374,22 +374,33 @@ pub fn check_inst_id(words: &[u32], inst: Inst, pos: usize) -> Result<()> {
 /// ending at word index `end`. Returns the string and the number of words it
 /// takes. The string must end in a NUL byte before `end`.
 pub fn literal_string(words: &[u32], at: usize, end: usize) -> Result<(String, usize)> {
-    let mut bytes = Vec::new();
-    let mut i = at;
-    while i < end {
-        for b in words[i].to_le_bytes() {
-            if b == 0 {
-                let s = String::from_utf8_lossy(&bytes).into_owned();
-                return Ok((s, i + 1 - at));
-            }
-            bytes.push(b);
-        }
-        i += 1;
-    }
-    Err(binary(
-        at * 4,
-        "literal string has no terminating NUL within its instruction",
-    ))
+    let n = literal_string_words(words, at, end).ok_or_else(|| {
+        binary(
+            at * 4,
+            "literal string has no terminating NUL within its instruction",
+        )
+    })?;
+    let bytes: Vec<u8> = words[at..at + n]
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take_while(|&b| b != 0)
+        .collect();
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), n))
+}
+
+/// The number of words of the literal string starting at word index `at`
+/// inside an instruction ending at word index `end` (through the word with
+/// its terminating NUL byte), or `None` when no word before `end` holds a
+/// NUL. Reads no byte of the string into memory: the walkers that only
+/// skip strings call this.
+pub fn literal_string_words(words: &[u32], at: usize, end: usize) -> Option<usize> {
+    // A word has a zero byte exactly when this expression is nonzero.
+    let has_zero = |w: u32| w.wrapping_sub(0x0101_0101) & !w & 0x8080_8080 != 0;
+    words
+        .get(at..end)?
+        .iter()
+        .position(|&w| has_zero(w))
+        .map(|k| k + 1)
 }
 
 #[cfg(test)]
@@ -471,6 +482,12 @@ mod tests {
         assert!(literal_string(&w, 0, 1).is_err());
         let w = [u32::from_le_bytes(*b"abcd"), 0];
         assert_eq!(literal_string(&w, 0, 2).unwrap(), ("abcd".to_string(), 2));
+        for (word, n) in [(0u32, Some(1)), (0x0001_0101, Some(1)), (0x0101_0101, None)] {
+            assert_eq!(literal_string_words(&[word], 0, 1), n, "{word:#x}");
+        }
+        assert_eq!(literal_string_words(&w, 0, 2), Some(2));
+        assert_eq!(literal_string_words(&w, 0, 1), None);
+        assert_eq!(literal_string_words(&w, 1, 5), None);
         let w = [u32::from_le_bytes(*b"ab\0\0")];
         assert_eq!(literal_string(&w, 0, 1).unwrap(), ("ab".to_string(), 1));
     }

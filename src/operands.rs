@@ -253,8 +253,8 @@ impl Walker<'_, '_> {
             K::IdRef | K::IdMemorySemantics | K::IdScope => self.id(Role::Use),
             K::LiteralString => {
                 let end = self.words.len();
-                let (_, n) =
-                    crate::module::literal_string(self.words, self.pos, end).map_err(|_| {
+                let n = crate::module::literal_string_words(self.words, self.pos, end).ok_or_else(
+                    || {
                         binary(
                             self.at + self.pos * 4,
                             format!(
@@ -262,7 +262,8 @@ impl Walker<'_, '_> {
                                 opname(self.opcode)
                             ),
                         )
-                    })?;
+                    },
+                )?;
                 self.pos += n;
                 Ok(())
             }

@@ -169,26 +169,39 @@ pub struct Module<'w> {
 }
 
 /// Reads the instruction starting at word `at`, checking its word count.
+#[inline]
 pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {
     let first = words[at];
     let len = (first >> 16) as usize;
     let opcode = (first & 0xffff) as u16;
-    if len == 0 {
-        return Err(binary(
-            at * 4,
-            format!("instruction with opcode {opcode} has word count 0"),
-        ));
-    }
-    if at + len > words.len() {
-        return Err(binary(
-            at * 4,
-            format!(
-                "instruction with opcode {opcode} claims {len} words but only {} remain",
-                words.len() - at
-            ),
-        ));
+    if len == 0 || at + len > words.len() {
+        return Err(bad_word_count(words, at));
     }
     Ok(Inst { at, opcode, len })
+}
+
+/// The error for the instruction at word `at` whose word count is 0 or runs
+/// past the end of `words` (out of line: the parse loop never takes it on
+/// valid input).
+#[cold]
+#[inline(never)]
+fn bad_word_count(words: &[u32], at: usize) -> crate::error::Error {
+    let first = words[at];
+    let len = (first >> 16) as usize;
+    let opcode = (first & 0xffff) as u16;
+    if len == 0 {
+        return binary(
+            at * 4,
+            format!("instruction with opcode {opcode} has word count 0"),
+        );
+    }
+    binary(
+        at * 4,
+        format!(
+            "instruction with opcode {opcode} claims {len} words but only {} remain",
+            words.len() - at
+        ),
+    )
 }
 
 /// Iterates over the instructions in `words[start..end]`, which must be

@@ -393,12 +393,15 @@ pub fn literal_string(words: &[u32], at: usize, end: usize) -> Result<(String, u
             "literal string has no terminating NUL within its instruction",
         )
     })?;
-    let bytes: Vec<u8> = words[at..at + n]
-        .iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take_while(|&b| b != 0)
-        .collect();
-    Ok((String::from_utf8_lossy(&bytes).into_owned(), n))
+    let mut bytes = Vec::with_capacity(n * 4);
+    for w in &words[at..at + n] {
+        bytes.extend_from_slice(&w.to_le_bytes());
+    }
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.truncate(len);
+    let s = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((s, n))
 }
 
 /// The number of words of the literal string starting at word index `at`

@@ -14,6 +14,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
+use crate::idset::IdSet;
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
@@ -171,10 +172,15 @@ pub struct TableReaders {
 
 /// Finds the module-scope readers of `closure`.
 pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
-    let candidates: HashSet<u32> = closure.iter().copied().collect();
+    let candidates = IdSet::new(closure.iter().copied(), m.words.len());
     let mut r = TableReaders::default();
     for &inst in &m.globals {
         let w = m.inst_words(inst);
+        // Only an instruction with a closure id among its words can read
+        // one: the others are not decoded.
+        if !candidates.any_in(&w[1..]) {
+            continue;
+        }
         let annotation = crate::specialize::emit::is_annotation(inst.opcode);
         let result = if annotation {
             w.get(1).copied()
@@ -184,7 +190,7 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
-                && candidates.contains(&w[pos])
+                && candidates.contains(w[pos])
             {
                 match result {
                     Some(res) => r.by_result.entry(w[pos]).or_default().push(res),

@@ -64,6 +64,11 @@ pub fn scan_function(
     let w = m.words;
     for inst in insts(w, f.start, f.end) {
         let words = &w[inst.at..inst.end()];
+        // Most instructions hold none of the ids of interest: one bit test
+        // per word and on to the next. A call always records its callee.
+        if inst.opcode != op::FunctionCall && !interest.any.any_in(words.get(1..).unwrap_or(&[])) {
+            continue;
+        }
         let callee_pos = (inst.opcode == op::FunctionCall && words.len() >= 4).then_some(3);
         if let Some(p) = callee_pos {
             facts.callees.push(words[p]);

@@ -31,7 +31,8 @@ pub fn liveness_roots<'c>(
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let called: HashSet<u32> = all.iter().flat_map(|&f| callees(f)).copied().collect();
+    let mut called: HashSet<u32> = HashSet::with_capacity_and_hasher(all.len(), Default::default());
+    called.extend(all.iter().flat_map(|&f| callees(f)).copied());
     let mut roots: Vec<u32> = entry_or_exported
         .chain(referenced)
         .chain(all.iter().copied().filter(|f| !called.contains(f)))
@@ -122,8 +123,8 @@ fn reach<'c>(
     starts: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> HashSet<u32> {
-    let mut seen: HashSet<u32> = HashSet::default();
     let mut stack: Vec<u32> = starts.collect();
+    let mut seen: HashSet<u32> = HashSet::with_capacity_and_hasher(stack.len(), Default::default());
     while let Some(f) = stack.pop() {
         if seen.insert(f) {
             stack.extend(callees(f).iter().copied());

@@ -82,7 +82,9 @@ impl<'m> Func<'m> {
         fname: &str,
     ) -> Result<Self> {
         let words = m.words;
-        let list: Vec<Inst> = insts(words, start, end).collect();
+        // Sized for the usual 3–4 words per instruction: one allocation.
+        let mut list: Vec<Inst> = Vec::with_capacity((end - start) / 3 + 1);
+        list.extend(insts(words, start, end));
         let results = Results::find(words, &list);
         let mut f = Func {
             words,

@@ -256,6 +256,21 @@ impl<'w> Module<'w> {
         let mut open: Option<(u32, usize, bool)> = None;
         let mut at = HEADER_WORDS;
         while at < words.len() {
+            // Inside a function only its boundaries and labels matter: step
+            // over the other instructions once their word count is checked.
+            let first = words[at];
+            let len = (first >> 16) as usize;
+            if open.is_some()
+                && len != 0
+                && at + len <= words.len()
+                && !matches!(
+                    (first & 0xffff) as u16,
+                    OP_FUNCTION | OP_FUNCTION_END | OP_LABEL
+                )
+            {
+                at += len;
+                continue;
+            }
             let inst = inst_at(words, at)?;
             match inst.opcode {
                 OP_FUNCTION => {

@@ -50,11 +50,7 @@ fn with_local_size_id(ids: Option<[u32; 3]>) -> (Vec<u8>, u32) {
         "dispatch-chain has one array type, the table's"
     );
     let length = w[arrays[0].0 + 3];
-    let entry = insts
-        .iter()
-        .filter(|i| i.1 == OP_ENTRY_POINT)
-        .next_back()
-        .unwrap();
+    let entry = insts.iter().rfind(|i| i.1 == OP_ENTRY_POINT).unwrap();
     let [x, y, z] = ids.unwrap_or([length; 3]);
     let mode = [
         (6 << 16) | OP_EXECUTION_MODE_ID,
@@ -120,13 +116,13 @@ fn an_execution_mode_id_past_the_bound_is_an_error() {
         .unwrap()
         .0;
     let tables = ArchTables::embedded();
-    let e = specialize(
+    let Err(e) = specialize(
         &input,
         &tables.target("gfx942").unwrap(),
         &Options::default(),
-    )
-    .err()
-    .expect("an id past the bound is an error");
+    ) else {
+        panic!("an id past the bound is accepted");
+    };
     assert_eq!(
         e.to_string().split(": id").next().unwrap(),
         format!("byte {}", (at + 4) * 4),
@@ -134,9 +130,9 @@ fn an_execution_mode_id_past_the_bound_is_an_error() {
     );
     assert!(e.to_string().contains("4294901777"), "{e}");
     assert!(e.to_string().contains("OpExecutionModeId"), "{e}");
-    let e = rspv_specialize::inspect(&input)
-        .err()
-        .expect("inspect fails too");
+    let Err(e) = rspv_specialize::inspect(&input) else {
+        panic!("inspect accepts an id past the bound");
+    };
     assert!(
         e.to_string().starts_with(&format!("byte {}", (at + 4) * 4)),
         "{e}"

@@ -380,10 +380,22 @@ impl Walker<'_, '_> {
             | K::CooperativeMatrixOperands
             | K::MatrixMultiplyAccumulateOperands => {
                 // Literal parameters only (or none); they end the instruction
-                // whenever they occur in the grammar.
+                // whenever they occur in the grammar. The exceptions are
+                // `OpExecutionModeId` and `OpDecorateId`, whose mode or
+                // decoration parameters are all ids (`LocalSizeId %x %y %z`,
+                // `AlignmentId %a`): they are uses like any other.
                 self.skip(1)?;
                 if matches!(kind, K::LoopControl | K::Decoration | K::ExecutionMode) {
-                    self.pos = self.words.len();
+                    let ids = matches!(
+                        (kind, self.opcode),
+                        (K::ExecutionMode, op::ExecutionModeId) | (K::Decoration, op::DecorateId)
+                    );
+                    while self.pos < self.words.len() {
+                        if ids {
+                            (self.f)(self.pos, Role::Use);
+                        }
+                        self.pos += 1;
+                    }
                 }
                 Ok(())
             }
@@ -624,6 +636,30 @@ mod tests {
             ids(&w),
             vec![(1, Role::ResultType), (2, Role::Result), (4, Role::Use)]
         );
+    }
+
+    #[test]
+    fn execution_mode_id_and_decorate_id_parameters_are_ids() {
+        // OpExecutionModeId %4 LocalSizeId %7 %8 %9
+        let w = [(6 << 16) | Op::ExecutionModeId as u32, 4, 38, 7, 8, 9];
+        assert_eq!(
+            ids(&w),
+            vec![
+                (1, Role::Use),
+                (3, Role::Use),
+                (4, Role::Use),
+                (5, Role::Use)
+            ]
+        );
+        // OpDecorateId %5 AlignmentId %6
+        let w = [(4 << 16) | Op::DecorateId as u32, 5, 46, 6];
+        assert_eq!(ids(&w), vec![(1, Role::Use), (3, Role::Use)]);
+        // OpExecutionMode %4 LocalSize 64 1 1 and OpDecorate %5 Alignment 16:
+        // literals, not ids.
+        let w = [(6 << 16) | Op::ExecutionMode as u32, 4, 17, 64, 1, 1];
+        assert_eq!(ids(&w), vec![(1, Role::Use)]);
+        let w = [(4 << 16) | Op::Decorate as u32, 5, 44, 16];
+        assert_eq!(ids(&w), vec![(1, Role::Use)]);
     }
 
     #[test]

@@ -1,0 +1,140 @@
+//! The parameters of `OpExecutionModeId` and `OpDecorateId` are ids: a
+//! constant the table shares with them (`LocalSizeId %uint_92 …` naming the
+//! table's length) stays, and one past the header's bound is an error naming
+//! its byte offset.
+
+mod common;
+
+use common::Made;
+use rspv_specialize::{ArchTables, Options, specialize};
+
+const OP_ENTRY_POINT: u32 = 15;
+const OP_TYPE_ARRAY: u32 = 28;
+const OP_CONSTANT: u32 = 43;
+const OP_EXECUTION_MODE_ID: u32 = 331;
+const LOCAL_SIZE_ID: u32 = 38;
+
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The instructions of a module as (word index, opcode, word count).
+fn instructions(w: &[u32]) -> Vec<(usize, u32, usize)> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < w.len() {
+        let n = (w[i] >> 16) as usize;
+        out.push((i, w[i] & 0xffff, n));
+        i += n;
+    }
+    out
+}
+
+/// dispatch-chain with `OpExecutionModeId %entry LocalSizeId %x %y %z`
+/// after its entry point; returns the module and the table's length id.
+fn with_local_size_id(ids: Option<[u32; 3]>) -> (Vec<u8>, u32) {
+    let input = std::fs::read(common::golden_input("dispatch-chain")).unwrap();
+    let w = words(&input);
+    let insts = instructions(&w);
+    let arrays: Vec<_> = insts.iter().filter(|i| i.1 == OP_TYPE_ARRAY).collect();
+    assert_eq!(
+        arrays.len(),
+        1,
+        "dispatch-chain has one array type, the table's"
+    );
+    let length = w[arrays[0].0 + 3];
+    let entry = insts.iter().rfind(|i| i.1 == OP_ENTRY_POINT).unwrap();
+    let [x, y, z] = ids.unwrap_or([length; 3]);
+    let mode = [
+        (6 << 16) | OP_EXECUTION_MODE_ID,
+        w[entry.0 + 2],
+        LOCAL_SIZE_ID,
+        x,
+        y,
+        z,
+    ];
+    let at = entry.0 + entry.2;
+    let mut out = w[..at].to_vec();
+    out.extend_from_slice(&mode);
+    out.extend_from_slice(&w[at..]);
+    (bytes(&out), length)
+}
+
+#[test]
+fn a_constant_the_table_shares_with_local_size_id_stays() {
+    let (input, length) = with_local_size_id(None);
+    let tables = ArchTables::embedded();
+    let mut outputs = Vec::new();
+    for name in ["gfx942", "gfx1100", "gfx1201", "tahiti"] {
+        let out = specialize(&input, &tables.target(name).unwrap(), &Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(out.report().table_removed, "{name}: the table stays");
+        let w = words(&out.bytes());
+        let insts = instructions(&w);
+        assert!(
+            insts
+                .iter()
+                .any(|i| i.1 == OP_CONSTANT && w[i.0 + 2] == length),
+            "{name}: the constant %{length} OpExecutionModeId reads was removed with the table"
+        );
+        assert!(
+            insts.iter().all(|i| i.1 != OP_TYPE_ARRAY),
+            "{name}: the table's array type stays"
+        );
+        assert!(
+            insts
+                .iter()
+                .any(|i| i.1 == OP_EXECUTION_MODE_ID && w[i.0 + 3] == length),
+            "{name}: OpExecutionModeId is gone"
+        );
+        outputs.push((name, out.bytes()));
+    }
+    let made: Vec<Made> = outputs
+        .iter()
+        .map(|(name, out)| Made {
+            input: &input,
+            output: out,
+            what: format!("dispatch-chain with LocalSizeId, {name}"),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
+}
+
+#[test]
+fn an_execution_mode_id_past_the_bound_is_an_error() {
+    let (input, _) = with_local_size_id(Some([1, 0xFFFF_0011, 1]));
+    let at = instructions(&words(&input))
+        .into_iter()
+        .find(|i| i.1 == OP_EXECUTION_MODE_ID)
+        .unwrap()
+        .0;
+    let tables = ArchTables::embedded();
+    let Err(e) = specialize(
+        &input,
+        &tables.target("gfx942").unwrap(),
+        &Options::default(),
+    ) else {
+        panic!("an id past the bound is accepted");
+    };
+    assert_eq!(
+        e.to_string().split(": id").next().unwrap(),
+        format!("byte {}", (at + 4) * 4),
+        "{e}"
+    );
+    assert!(e.to_string().contains("4294901777"), "{e}");
+    assert!(e.to_string().contains("OpExecutionModeId"), "{e}");
+    let Err(e) = rspv_specialize::inspect(&input) else {
+        panic!("inspect accepts an id past the bound");
+    };
+    assert!(
+        e.to_string().starts_with(&format!("byte {}", (at + 4) * 4)),
+        "{e}"
+    );
+}

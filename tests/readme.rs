@@ -6,8 +6,8 @@
 //! `$…`, `…`) that holds a `/` or ends in a file extension, is not a
 //! command-line option, a URL or an absolute path (system tools such as
 //! `/usr/bin/spirv-val`), and is not a file the README's commands write
-//! (a word after `-o`, `>` or `--out-dir`, or one listed in
-//! [`MADE_BY_COMMANDS`]), a placeholder (`DIR/…`: a first component in
+//! (a word after `-o`, `>` or `--out-dir`, one listed in
+//! [`MADE_BY_COMMANDS`], or one in cargo's `target/`), a placeholder (`DIR/…`: a first component in
 //! capitals) or SPIR-V instructions (`OpConstantTrue/False`). A `*`
 //! matches any entry of one directory. A bare file or directory name
 //! (`PROVENANCE.md`, `function/`) must be the name of one somewhere in the
@@ -43,6 +43,7 @@ fn is_path(word: &str) -> bool {
             '<', '>', '$', '{', '}', '=', '"', '\'', '…', '(', ')', '|', '@', '%',
         ])
         || MADE_BY_COMMANDS.contains(&word)
+        || word.starts_with("target/")
     {
         return false;
     }

@@ -26,7 +26,7 @@
 #[path = "../benches/common/gen.rs"]
 mod generator;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -266,11 +266,13 @@ const HEADER: &str = "\
 # Regenerate (for this baseline or a new one) from a checkout that has
 # tests/differential.rs and tools/gen_differential.sh:
 #   tools/gen_differential.sh pre-lean-core
-# which does:
-#   git worktree add --detach /tmp/pre pre-lean-core
-#   cp tests/differential.rs /tmp/pre/tests/   # (+ sha2 dev-dependency)
-#   cd /tmp/pre && RSPV_DIFFERENTIAL_WRITE=$OLDPWD/tests/data/differential/pre-lean-core.tsv \\
+# which does, in effect:
+#   git worktree add --detach /tmp/base pre-lean-core
+#   cp -r tests /tmp/base/; cp benches/common/gen.rs /tmp/base/benches/common/
+#   (and adds the sha2 dev-dependency to /tmp/base/Cargo.toml if missing)
+#   cd /tmp/base && RSPV_DIFFERENTIAL_WRITE=$OLDPWD/tests/data/differential/pre-lean-core.tsv \\
 #       cargo test --release --test differential
+#   git worktree remove --force /tmp/base
 ";
 
 #[test]
@@ -307,48 +309,63 @@ fn outcomes_match_the_baseline() {
     }
     assert!(!baseline.is_empty(), "{BASELINE} records nothing");
 
-    let mut changed_inputs = Vec::new();
-    let mut differences = Vec::new();
-    let mut new_pairs = 0usize;
+    // Inputs first: a module whose input changed is reported as such, not
+    // as differing outputs.
+    let changed_inputs: Vec<String> = current
+        .iter()
+        .filter(|(_, t, _)| t == "(input)")
+        .filter_map(|(m, t, o)| {
+            let (_, want) = baseline.get(&(m.clone(), t.clone()))?;
+            (want != o).then(|| format!("{m}: recorded {want}, now {o}"))
+        })
+        .collect();
+    let changed: BTreeSet<&str> = changed_inputs
+        .iter()
+        .map(|c| c.split_once(": ").unwrap().0)
+        .collect();
+    // Differences by module, in table order.
+    let mut differences: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut new_pairs = Vec::new();
     let mut checked = 0usize;
-    let mut current_keys = std::collections::BTreeSet::new();
-    for (m, t, o) in &current {
-        current_keys.insert((m.clone(), t.clone()));
-        match baseline.get(&(m.clone(), t.clone())) {
-            None => new_pairs += 1,
-            Some((_, want)) if t == "(input)" => {
-                if want != o {
-                    changed_inputs.push(format!("{m}: recorded {want}, now {o}"));
-                }
-            }
-            Some((line, want)) => {
-                checked += 1;
-                if want != o
-                    && !changed_inputs
-                        .iter()
-                        .any(|c| c.starts_with(&format!("{m}:")))
-                {
-                    differences.push(format!(
-                        "{m} for {t} ({BASELINE}:{line}):\n    expected: {want}\n    got:      {o}"
-                    ));
-                }
-            }
+    for (m, t, o) in current.iter().filter(|(_, t, _)| t != "(input)") {
+        let Some((line, want)) = baseline.get(&(m.clone(), t.clone())) else {
+            new_pairs.push(format!("{m} for {t}"));
+            continue;
+        };
+        checked += 1;
+        if want == o || changed.contains(m.as_str()) {
+            continue;
+        }
+        let d = format!("{t} ({BASELINE}:{line}):\n      expected: {want}\n      got:      {o}");
+        match differences.last_mut() {
+            Some((dm, ds)) if *dm == m.as_str() => ds.push(d),
+            _ => differences.push((m, vec![d])),
         }
     }
+    let current_keys: BTreeSet<(&str, &str)> = current
+        .iter()
+        .map(|(m, t, _)| (m.as_str(), t.as_str()))
+        .collect();
     let missing: Vec<String> = baseline
         .keys()
-        .filter(|k| !current_keys.contains(*k))
+        .filter(|(m, t)| !current_keys.contains(&(m.as_str(), t.as_str())))
         .map(|(m, t)| format!("{m} for {t}"))
         .collect();
     eprintln!(
-        "differential: {checked} module x target pairs compared against {BASELINE} in {computed:?}; \
-         {new_pairs} pairs not in the baseline (new modules or targets) not compared"
+        "differential: {checked} module x target pairs compared against {BASELINE} in \
+         {computed:?}; {} pair(s) not in the baseline (new modules or targets) not compared",
+        new_pairs.len()
     );
+    for p in new_pairs.iter().take(5) {
+        eprintln!("  not in the baseline: {p}");
+    }
+
     let mut report = String::new();
     if !changed_inputs.is_empty() {
         let _ = writeln!(
             report,
-            "{} input(s) changed since the baseline was recorded (regenerate it: tools/gen_differential.sh):",
+            "{} input(s) changed since the baseline was recorded (regenerate it: \
+             tools/gen_differential.sh):",
             changed_inputs.len()
         );
         for c in changed_inputs.iter().take(10) {
@@ -366,13 +383,18 @@ fn outcomes_match_the_baseline() {
         }
     }
     if !differences.is_empty() {
+        let total: usize = differences.iter().map(|(_, ds)| ds.len()).sum();
         let _ = writeln!(
             report,
-            "{} of {checked} outcomes differ from the baseline; the first ones:",
+            "{total} of {checked} outcomes differ from the baseline, in {} module(s); \
+             the first targets of the first modules:",
             differences.len()
         );
-        for d in differences.iter().take(20) {
-            let _ = writeln!(report, "  {d}");
+        for (m, ds) in differences.iter().take(12) {
+            let _ = writeln!(report, "  {m}: {} target(s) differ", ds.len());
+            for d in ds.iter().take(3) {
+                let _ = writeln!(report, "    {d}");
+            }
         }
     }
     assert!(report.is_empty(), "\n{report}");

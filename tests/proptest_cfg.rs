@@ -880,10 +880,10 @@ proptest! {
             let out = o.map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?.bytes();
             let what = format!("{} ({} blocks)", t.id(), cfg.blocks.len());
             check_with_petgraph(&out, &cfg, &order, &site_values(&case, t), &what)?;
-            if validated.insert(out.clone()) {
-                if let Err(e) = valid(&out, "pg-out") {
-                    return Err(TestCaseError::fail(format!("{what}: output invalid: {e}")));
-                }
+            if validated.insert(out.clone())
+                && let Err(e) = valid(&out, "pg-out")
+            {
+                return Err(TestCaseError::fail(format!("{what}: output invalid: {e}")));
             }
         }
     }

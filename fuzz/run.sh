@@ -62,7 +62,7 @@ for t in "${targets[@]}"; do
     if [ -n "$added" ]; then
         while IFS= read -r a; do new_artifacts+=("$a"); done <<<"$added"
         echo "  $t: FOUND artifact(s); the failure:" >&2
-        grep -E -m 3 -A 3 "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer" "$log" | sed 's/^/    /' >&2
+        grep -E -m 3 -A 3 "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|ERROR: LeakSanitizer" "$log" | sed 's/^/    /' >&2
         status=1
     elif [ "$rc" -ne 0 ]; then
         echo "  $t: cargo fuzz run exited $rc without an artifact; see $log" >&2

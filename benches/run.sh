@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark run for the README: measures rspv-specialize against the
-# Performance targets in design.md and side by side with spirv-opt, and
+# Performance targets in docs/design.md and side by side with spirv-opt, and
 # prints ONE markdown table.
 #
 # - in-process time and MB/s: the divan benches (benches/specialize.rs),
@@ -19,7 +19,7 @@
 #   `specialize_many` call, each as a multiple of one target on that module.
 #
 # Modules come from examples/gen_module.rs (the shape of
-# shared/tools/gen_bench.py) into a temporary directory; "calls" modules have
+# tools/gen_bench.py) into a temporary directory; "calls" modules have
 # predicate arms calling imported intrinsics, "no calls" ones store values
 # (spirv-opt's dead-branch pass crashes on the former). Takes about 5 minutes
 # on 2 cores. Usage: bash benches/run.sh   (RSPV_BENCH_KEEP=1 keeps the
@@ -52,8 +52,10 @@ if ! command -v hyperfine >/dev/null && [[ $(id -u) == 0 ]]; then
 fi
 have_opt=0
 command -v spirv-opt >/dev/null && have_opt=1
+# The validator, as for the tests: $SPIRV_VAL, else spirv-val on PATH.
+spirv_val=${SPIRV_VAL:-spirv-val}
 have_val=0
-command -v spirv-val >/dev/null && have_val=1
+command -v "$spirv_val" >/dev/null && have_val=1
 
 log "building release"
 cargo build --release --quiet --bin rspv-specialize --example gen_module
@@ -122,7 +124,7 @@ median_s() {
 }
 
 valid() {
-    if ((have_val == 0)); then echo "n/a"; elif ((validate == 0)); then echo skipped; elif spirv-val "$1" >/dev/null 2>&1; then echo yes; else echo NO; fi
+    if ((have_val == 0)); then echo "n/a"; elif ((validate == 0)); then echo skipped; elif "$spirv_val" "$1" >/dev/null 2>&1; then echo yes; else echo NO; fi
 }
 
 for key in dispatch_chain gen_40kb calls_1mb no_calls_1mb calls_10mb no_calls_10mb calls_100mb no_calls_100mb; do

@@ -1,5 +1,5 @@
 //! In-process benchmarks of `rspv_specialize` (divan), against the targets in
-//! `shared/docs/design.md` (Performance):
+//! `docs/design.md` (Performance):
 //!
 //! - `latency`: a typical small module, specialized in tens of microseconds:
 //!   the real `tests/golden/dispatch-chain/input.spv` (one llc-22 kernel,

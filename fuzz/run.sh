@@ -17,7 +17,7 @@ cd "$here"
 secs="${1:-60}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(read inspect specialize)
+[ ${#targets[@]} -gt 0 ] || targets=(read inspect specialize container)
 tc="${FUZZ_TOOLCHAIN:-nightly}"
 fuzz=(cargo "+$tc" fuzz)
 # LeakSanitizer ignores exactly the glibc thread-exit record named in

@@ -30,7 +30,9 @@ use std::fmt;
 #[non_exhaustive]
 pub enum Error {
     /// The module bytes are not a SPIR-V binary, or one instruction in it is
-    /// malformed. `offset` is the byte offset of the offending word.
+    /// malformed, or a container holding modules (offload bundle, ELF file)
+    /// is malformed. `offset` is the byte offset of the offending word or
+    /// field in the input.
     Binary {
         /// Byte offset into the input.
         offset: usize,

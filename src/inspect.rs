@@ -4,6 +4,7 @@
 use crate::arch::ArchTables;
 use crate::error::Result;
 use crate::globals::Globals;
+use crate::input::Input;
 use crate::module::{Module, words_from_bytes};
 use crate::table::{self, Predicate};
 use crate::target::Target;
@@ -99,7 +100,9 @@ impl Inspection {
     }
 }
 
-/// Reads the predicate table of a module given as bytes (either byte order).
+/// Reads the predicate table of a module given as bytes (either byte order;
+/// with the `containers` feature, also a container holding one module, as
+/// [`crate::specialize()`] reads it).
 ///
 /// ```
 /// let bytes = std::fs::read("tests/golden/direct-branch/input.spv").unwrap();
@@ -113,8 +116,10 @@ impl Inspection {
 /// assert!(!table.has_table && table.predicates.is_empty());
 /// ```
 pub fn inspect(bytes: &[u8]) -> Result<Inspection> {
-    let (words, _) = words_from_bytes(bytes)?;
-    inspect_words(&words)
+    let input = Input::read(bytes)?;
+    words_from_bytes(&input.bytes)
+        .and_then(|(words, _)| inspect_words(&words))
+        .map_err(|e| input.locate(e))
 }
 
 /// Reads the predicate table of a module given as host-order words.

@@ -17,12 +17,15 @@
 //! workspace's `capi` crate (`librspv_specialize`, `rspv_specialize.h`).
 
 pub mod arch;
+#[cfg(feature = "containers")]
+pub mod container;
 pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;
 pub mod globals;
 mod idset;
+mod input;
 pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;

@@ -8,6 +8,11 @@
 //!
 //! - `rspv-specialize (--targets T1,T2 | --all-targets) IN --out-dir DIR`
 //!   writes one module per target (a batch).
+//! - `rspv-specialize extract IN --out-dir DIR` writes the SPIR-V modules of
+//!   a container (offload bundle, compressed bundle, ELF file) as they are.
+//!
+//! IN may be a bare SPIR-V module or a container holding SPIR-V modules
+//! (told apart by content); `--module K` picks one of a container's modules.
 //!
 //! Errors go to stderr as `error: <message>`. Exit codes: 0 success, 1 bad
 //! input (module, predicate table, arch tables, target, unreadable file or
@@ -37,6 +42,7 @@ use rspv_specialize::Error;
     override_usage = "rspv-specialize --target <TARGET> <IN> (-o <OUT> | --in-place) [OPTIONS]\n       \
         rspv-specialize (--targets <T1,T2,...> | --all-targets) <IN> --out-dir <DIR> [OPTIONS]\n       \
         rspv-specialize inspect <IN> [--target <TARGET> | --all-targets] [OPTIONS]\n       \
+        rspv-specialize extract <IN> --out-dir <DIR> [OPTIONS]\n       \
         rspv-specialize targets [OPTIONS]"
 )]
 struct Cli {
@@ -76,9 +82,14 @@ struct SpecializeArgs {
     /// Arch tables and wave size.
     #[command(flatten)]
     tables: TablesArgs,
-    /// Input module (`-` reads stdin).
+    /// Input: a SPIR-V module, or an offload bundle, compressed bundle or
+    /// ELF file holding SPIR-V modules (`-` reads stdin).
     #[arg(value_name = "IN", required = true)]
     input: Option<PathBuf>,
+    /// Which SPIR-V module of a container IN to use, as `inspect` numbers
+    /// them (from 0). A batch without it writes every module.
+    #[arg(long, value_name = "K")]
+    module: Option<usize>,
     /// Output module (`-` writes stdout). Never the input file itself
     /// unless `--in-place` is given.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -154,14 +165,41 @@ enum Command {
     Inspect(InspectArgs),
     /// List the processors of the arch tables.
     Targets(TargetsArgs),
+    /// Write the SPIR-V modules of a container, unchanged, as DIR/m<K>.spv.
+    Extract(ExtractArgs),
+}
+
+/// Arguments of `extract`.
+#[derive(Args, Debug)]
+struct ExtractArgs {
+    /// Input: an offload bundle, compressed bundle or ELF file (or a bare
+    /// SPIR-V module, written as m0.spv); `-` reads stdin.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Directory to write the modules to (created if missing).
+    #[arg(long, value_name = "DIR")]
+    out_dir: PathBuf,
+    /// Only module K.
+    #[arg(long, value_name = "K")]
+    module: Option<usize>,
+    /// Do not list the files written.
+    #[arg(short = 'q', long)]
+    quiet: bool,
+    /// Flush each file and the directory to the disk (fsync) before exiting.
+    #[arg(long)]
+    fsync: bool,
 }
 
 /// Arguments of `inspect`.
 #[derive(Args, Debug)]
 struct InspectArgs {
-    /// Input module (`-` reads stdin).
+    /// Input: a SPIR-V module, or a container holding SPIR-V modules (each
+    /// is listed, with where it was found); `-` reads stdin.
     #[arg(value_name = "IN")]
     input: PathBuf,
+    /// Only module K of a container.
+    #[arg(long, value_name = "K")]
+    module: Option<usize>,
     /// Also print each predicate's value for this target ID.
     #[arg(
         long,
@@ -265,6 +303,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Some(Command::Inspect(args)) => cli::inspect::run_inspect(args),
         Some(Command::Targets(args)) => cli::targets::run_targets(args),
+        Some(Command::Extract(args)) => cli::container::run_extract(args),
         None => cli::specialize::run_specialize(&cli.specialize),
     };
     match result {

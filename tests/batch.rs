@@ -124,7 +124,7 @@ mod cli {
         let input_bytes = std::fs::read(input).unwrap();
         let tables = ArchTables::embedded();
         let entries = manifest(dir)["targets"].as_array().unwrap().clone();
-        let mut validated = BTreeSet::new();
+        let mut outputs = Vec::new();
         for e in &entries {
             let given = e["target"].as_str().unwrap();
             let wave64 = e["wave64"].as_bool().unwrap();
@@ -140,10 +140,17 @@ mod cli {
             let data = std::fs::read(dir.join(&file)).unwrap();
             let want = specialize(&input_bytes, &t, &Options::default()).unwrap();
             assert!(data == want.bytes(), "{file} differs from the library's");
-            if validated.insert(data.clone()) {
-                common::spirv_val(&data, dir).unwrap_or_else(|m| panic!("{file}: {m}"));
-            }
+            outputs.push((file, data));
         }
+        let made: Vec<common::Made> = outputs
+            .iter()
+            .map(|(file, data)| common::Made {
+                input: &input_bytes,
+                output: data,
+                what: file.clone(),
+            })
+            .collect();
+        common::assert_outputs_valid(&made);
         entries
     }
 

@@ -83,10 +83,14 @@ fn expected(input: &[u8], target: &str) -> Vec<u8> {
     .bytes()
 }
 
-fn valid(bytes: &[u8], tag: &str) {
-    if let Err(e) = common::spirv_val(bytes, Path::new(&format!("clisafe-{tag}"))) {
-        panic!("{tag}: invalid output: {e}");
-    }
+/// Validates `output`, made from `input`, when the validator in use
+/// accepts `input`.
+fn valid(input: &[u8], output: &[u8], tag: &str) {
+    common::assert_outputs_valid(&[common::Made {
+        input,
+        output,
+        what: tag.to_string(),
+    }]);
 }
 
 #[test]
@@ -177,7 +181,7 @@ fn the_input_is_never_overwritten_without_in_place() {
     assert_exit(&o, 0, "--in-place");
     let now = std::fs::read(&input).unwrap();
     assert_eq!(now, expected(&original, "gfx942"));
-    valid(&now, "inplace");
+    valid(&original, &now, "inplace");
     assert_eq!(names(&dir), before, "no temporary file left");
 }
 
@@ -198,7 +202,11 @@ fn outputs_are_atomic() {
     ]);
     assert_exit(&o, 0, "success");
     assert_eq!(names(&dir), vec![os("out.spv")]);
-    valid(&std::fs::read(&out).unwrap(), "atomic");
+    valid(
+        &std::fs::read(&input).unwrap(),
+        &std::fs::read(&out).unwrap(),
+        "atomic",
+    );
 
     // Failures of every kind leave a pre-existing OUT as it was and no
     // temporary file.
@@ -783,7 +791,7 @@ fn inputs_of_either_byte_order_and_any_kind_of_file() {
             } else {
                 got
             };
-            valid(&as_little, "order");
+            valid(&little, &as_little, "order");
             assert_eq!(names(&dir), vec![os("in.spv"), os("out.spv")]);
         }
     }

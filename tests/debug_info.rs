@@ -44,15 +44,14 @@ fn callees(bytes: &[u8]) -> Vec<u32> {
 fn debug_info_passes_through_word_for_word() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/debug-info");
     let input = std::fs::read(dir.join("k.spv")).unwrap();
-    common::spirv_val(&input, &dir).expect("the input is valid");
     let debug = module_scope_ext_insts(&input);
     assert!(debug.len() >= 4, "the input has module-scope debug info");
     let tables = ArchTables::embedded();
     let mut seen_callees = Vec::new();
+    let mut outputs = Vec::new();
     for t in ["gfx950", "gfx1100"] {
         let out = specialize(&input, &tables.target(t).unwrap(), &Options::default()).unwrap();
         let bytes = out.bytes();
-        common::spirv_val(&bytes, &dir).unwrap_or_else(|e| panic!("{t}: {e}"));
         assert!(!inspect(&bytes).unwrap().has_table);
         assert_eq!(
             module_scope_ext_insts(&bytes),
@@ -61,7 +60,17 @@ fn debug_info_passes_through_word_for_word() {
         );
         assert_eq!(out.report().functions_removed.len(), 1, "{t}");
         seen_callees.push(callees(&bytes));
+        outputs.push((t, bytes));
     }
+    let made: Vec<common::Made> = outputs
+        .iter()
+        .map(|(t, out)| common::Made {
+            input: &input,
+            output: out,
+            what: format!("debug-info: {t}"),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
     // mai-insts (gfx950) keeps fast_path, gfx1100 keeps slow_path.
     assert_ne!(seen_callees[0], seen_callees[1]);
 }
@@ -157,11 +166,10 @@ fn opencl_debug_info_literals_are_not_ids() {
             "{t}: {:?}",
             out.report().functions_removed
         );
-        // Its own temporary-file label: the other test validates in
-        // parallel under the directory's name.
-        let label = Path::new("debug-info-opencl");
-        if common::spirv_val(&input, label).is_ok() {
-            common::spirv_val(&bytes, label).unwrap_or_else(|e| panic!("{t}: {e}"));
-        }
+        common::assert_outputs_valid(&[common::Made {
+            input: &input,
+            output: &bytes,
+            what: format!("opencl-debuginfo: {t}"),
+        }]);
     }
 }

@@ -17,7 +17,9 @@
 //! then the blocks reachable from the entry following only the taken edge
 //! of decided branches and both edges of the others. The output must call
 //! exactly the imports of those blocks, declare no other import, hold no
-//! predicate table, and pass `spirv-val`.
+//! predicate table, and pass `spirv-val` (where it accepts the input; the
+//! cases' outputs are collected and validated in parallel batches after the
+//! property has run, within a time budget a fast validator never reaches).
 //!
 //! An independent oracle, petgraph, checks the core's reachability and
 //! dominator code: inputs laid out in a random order valid for their own
@@ -32,7 +34,8 @@ mod common;
 mod kasm;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use kasm::{Kernel, inst};
 use petgraph::algo::dominators::simple_fast;
@@ -40,6 +43,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::Dfs;
 use proptest::prelude::*;
 use proptest::sample::Index;
+use proptest::test_runner::TestRunner;
 use rspv_specialize::{
     ArchTables, Options, Target, TargetOptions, inspect, specialize, specialize_many,
 };
@@ -463,8 +467,69 @@ fn expected_calls(case: &Case, cfg: &Cfg, target: &Target<'_>) -> BTreeSet<Strin
         .collect()
 }
 
-fn valid(bytes: &[u8], tag: &str) -> Result<(), String> {
-    common::spirv_val(bytes, Path::new(&format!("proptest-cfg-{tag}")))
+/// Time a property's outputs are validated for, at most (roughly): enough
+/// for all of them with Debian's spirv-val (under a second), a few dozen
+/// with a validator costing a quarter of a second a call.
+const VALIDATION_BUDGET: Duration = Duration::from_secs(10);
+
+/// Outputs a property made: (input, output, what), validated after it ran.
+type Made = Mutex<Vec<(Vec<u8>, Vec<u8>, String)>>;
+
+/// Runs `test` on `cases` values of `strategy` (like `proptest!`, whose
+/// failure it reports the same way), then validates the outputs it
+/// recorded in `made` (all, unless the validator is slow: see
+/// [`VALIDATION_BUDGET`]). A module whose output is invalid is saved in the
+/// temp directory, named in the panic.
+fn run_property<S: Strategy>(
+    name: &str,
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value, &Made) -> Result<(), TestCaseError>,
+) {
+    let made: Made = Mutex::new(Vec::new());
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    });
+    if let Err(e) = runner.run(&strategy, |v| test(v, &made)) {
+        panic!("{name}: {e}");
+    }
+    let made = made.into_inner().unwrap();
+    let batch: Vec<common::Made> = made
+        .iter()
+        .map(|(input, output, what)| common::Made {
+            input,
+            output,
+            what: what.clone(),
+        })
+        .collect();
+    let (checked, done) = common::check_outputs_within(&batch, 32, VALIDATION_BUDGET);
+    eprintln!(
+        "{name}: {} outputs, {done} checked: {} distinct validated, {} invalid of invalid input",
+        made.len(),
+        checked.validated.len(),
+        checked.input_rejected
+    );
+    if !checked.invalid.is_empty() {
+        let mut saved = Vec::new();
+        for (i, (input, _, what)) in made.iter().enumerate() {
+            if checked.invalid.iter().any(|e| e.starts_with(what.as_str())) {
+                let file = std::env::temp_dir().join(format!(
+                    "rspv-proptest-cfg-{}-{name}-{i}.spv",
+                    std::process::id()
+                ));
+                std::fs::write(&file, input).unwrap();
+                saved.push(format!("{what}: input saved as {}", file.display()));
+            }
+        }
+        panic!(
+            "{name}: {} invalid output(s):\n{}\n{}",
+            checked.invalid.len(),
+            checked.invalid.join("\n"),
+            saved.join("\n")
+        );
+    }
 }
 
 /// Checks one output against the reference.
@@ -486,65 +551,63 @@ fn check_output(out: &[u8], want: &BTreeSet<String>, what: &str) -> Result<(), T
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 128,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    /// One random target per case.
-    #[test]
-    fn surviving_calls_match_the_reference(case in case(), pick in any::<Index>()) {
-        let cfg = Cfg::lower(&case.program);
-        let bytes = assemble(&case, &cfg);
-        prop_assert!(valid(&bytes, "in").is_ok(), "generated input invalid: {:?}", valid(&bytes, "in"));
-        let targets = all_targets();
-        let target = &targets[pick.index(targets.len())];
-        let what = format!("{} ({} blocks)", target.id(), cfg.blocks.len());
-        let out = specialize(&bytes, target, &Options::default())
-            .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?
-            .bytes();
-        check_output(&out, &expected_calls(&case, &cfg, target), &what)?;
-        if let Err(e) = valid(&out, "out") {
-            return Err(TestCaseError::fail(format!("{what}: output invalid: {e}")));
-        }
-    }
+/// One random target per case.
+#[test]
+fn surviving_calls_match_the_reference() {
+    run_property(
+        "surviving_calls_match_the_reference",
+        128,
+        (case(), any::<Index>()),
+        |(case, pick), made| {
+            let cfg = Cfg::lower(&case.program);
+            let bytes = assemble(&case, &cfg);
+            let targets = all_targets();
+            let target = &targets[pick.index(targets.len())];
+            let what = format!("{} ({} blocks)", target.id(), cfg.blocks.len());
+            let out = specialize(&bytes, target, &Options::default())
+                .map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?
+                .bytes();
+            check_output(&out, &expected_calls(&case, &cfg, target), &what)?;
+            made.lock().unwrap().push((bytes, out, what));
+            Ok(())
+        },
+    );
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 24,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    /// Every target at once through `specialize_many`: each output matches
-    /// the reference, and `specialize` for that target alone.
-    #[test]
-    fn every_target_at_once_matches_the_reference(case in case()) {
-        let cfg = Cfg::lower(&case.program);
-        let bytes = assemble(&case, &cfg);
-        let targets = all_targets();
-        let outs = specialize_many(&bytes, &targets, &Options::default())
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let mut validated: BTreeSet<Vec<u8>> = BTreeSet::new();
-        for (t, o) in targets.iter().zip(outs) {
-            let out = o.map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?.bytes();
-            check_output(&out, &expected_calls(&case, &cfg, t), t.id())?;
-            if validated.insert(out.clone()) {
-                prop_assert_eq!(
-                    &specialize(&bytes, t, &Options::default()).unwrap().bytes(),
-                    &out,
-                    "{}: specialize_many and specialize differ",
-                    t.id()
-                );
-                if let Err(e) = valid(&out, "many") {
-                    return Err(TestCaseError::fail(format!("{}: output invalid: {e}", t.id())));
+/// Every target at once through `specialize_many`: each output matches
+/// the reference, and `specialize` for that target alone.
+#[test]
+fn every_target_at_once_matches_the_reference() {
+    run_property(
+        "every_target_at_once_matches_the_reference",
+        24,
+        case(),
+        |case, made| {
+            let cfg = Cfg::lower(&case.program);
+            let bytes = assemble(&case, &cfg);
+            let targets = all_targets();
+            let outs = specialize_many(&bytes, &targets, &Options::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut distinct: BTreeSet<Vec<u8>> = BTreeSet::new();
+            for (t, o) in targets.iter().zip(outs) {
+                let out = o
+                    .map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?
+                    .bytes();
+                check_output(&out, &expected_calls(&case, &cfg, t), t.id())?;
+                if distinct.insert(out.clone()) {
+                    prop_assert_eq!(
+                        &specialize(&bytes, t, &Options::default()).unwrap().bytes(),
+                        &out,
+                        "{}: specialize_many and specialize differ",
+                        t.id()
+                    );
+                    let what = format!("{} ({} blocks, specialize_many)", t.id(), cfg.blocks.len());
+                    made.lock().unwrap().push((bytes.clone(), out, what));
                 }
             }
-        }
-    }
+            Ok(())
+        },
+    );
 }
 
 #[test]
@@ -568,8 +631,8 @@ fn the_reference_on_a_fixed_case() {
     // 5 -> 6 (header): br x == 0 ? 7 : 9; 7 -> 8 -> 6; 9: return.
     assert_eq!(cfg.blocks.len(), 10);
     let bytes = assemble(&case, &cfg);
-    valid(&bytes, "fixed-in").unwrap();
     let t = tables();
+    let mut outputs = Vec::new();
     for (target, dead) in [("gfx942", ["b3", "b4"]), ("gfx950", ["b1", "b2"])] {
         let target = t.target(target).unwrap();
         let want = expected_calls(&case, &cfg, &target);
@@ -581,8 +644,17 @@ fn the_reference_on_a_fixed_case() {
         let facts = kasm::call_facts(&out);
         assert_eq!(facts.called, want);
         assert_eq!(facts.conditional_branches, 1, "the loop's branch stays");
-        valid(&out, "fixed-out").unwrap();
+        outputs.push((target.id().to_string(), out));
     }
+    let made: Vec<common::Made> = outputs
+        .iter()
+        .map(|(t, out)| common::Made {
+            input: &bytes,
+            output: out,
+            what: format!("fixed case: {t}"),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
 }
 
 // ---------------------------------------------------------------------------
@@ -854,39 +926,35 @@ fn check_with_petgraph(
     Ok(())
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig {
-        cases: 48,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    })]
-
-    /// Inputs in a random valid layout, every target: reachability, edges
-    /// and layout of each output against petgraph.
-    #[test]
-    fn reachability_and_dominators_match_petgraph(
-        case in case(),
-        picks in prop::collection::vec(any::<Index>(), 1..32),
-    ) {
-        let cfg = Cfg::lower(&case.program);
-        let order = random_layout(&cfg, &picks);
-        let bytes = assemble_in_order(&case, &cfg, &order);
-        prop_assert!(valid(&bytes, "pg-in").is_ok(), "generated input invalid: {:?}", valid(&bytes, "pg-in"));
-        let targets = all_targets();
-        let outs = specialize_many(&bytes, &targets, &Options::default())
-            .map_err(|e| TestCaseError::fail(e.to_string()))?;
-        let mut validated: BTreeSet<Vec<u8>> = BTreeSet::new();
-        for (t, o) in targets.iter().zip(outs) {
-            let out = o.map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?.bytes();
-            let what = format!("{} ({} blocks)", t.id(), cfg.blocks.len());
-            check_with_petgraph(&out, &cfg, &order, &site_values(&case, t), &what)?;
-            if validated.insert(out.clone())
-                && let Err(e) = valid(&out, "pg-out")
-            {
-                return Err(TestCaseError::fail(format!("{what}: output invalid: {e}")));
+/// Inputs in a random valid layout, every target: reachability, edges and
+/// layout of each output against petgraph.
+#[test]
+fn reachability_and_dominators_match_petgraph() {
+    run_property(
+        "reachability_and_dominators_match_petgraph",
+        48,
+        (case(), prop::collection::vec(any::<Index>(), 1..32)),
+        |(case, picks), made| {
+            let cfg = Cfg::lower(&case.program);
+            let order = random_layout(&cfg, &picks);
+            let bytes = assemble_in_order(&case, &cfg, &order);
+            let targets = all_targets();
+            let outs = specialize_many(&bytes, &targets, &Options::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut distinct: BTreeSet<Vec<u8>> = BTreeSet::new();
+            for (t, o) in targets.iter().zip(outs) {
+                let out = o
+                    .map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?
+                    .bytes();
+                let what = format!("{} ({} blocks, layout {order:?})", t.id(), cfg.blocks.len());
+                check_with_petgraph(&out, &cfg, &order, &site_values(&case, t), &what)?;
+                if distinct.insert(out.clone()) {
+                    made.lock().unwrap().push((bytes.clone(), out, what));
+                }
             }
-        }
-    }
+            Ok(())
+        },
+    );
 }
 
 #[test]
@@ -906,9 +974,15 @@ fn petgraph_oracle_on_a_join_that_moves() {
     let cfg = Cfg::lower(&case.program);
     assert_eq!(cfg.blocks.len(), 6);
     let order = [0, 1, 2, 5, 3, 4];
+    let dom = simple_fast(&petgraph_cfg(&cfg, None), NodeIndex::new(0));
+    let at = |b: usize| order.iter().position(|&o| o == b).unwrap();
+    for b in 1..cfg.blocks.len() {
+        let d = dom.immediate_dominator(NodeIndex::new(b)).unwrap().index();
+        assert!(at(d) < at(b), "b{b} laid out before its dominator b{d}");
+    }
     let bytes = assemble_in_order(&case, &cfg, &order);
-    valid(&bytes, "pg-fixed-in").unwrap();
     let t = tables();
+    let mut outputs = Vec::new();
     for (target, layout) in [("gfx942", vec![0, 1, 2, 5]), ("gfx950", vec![0, 3, 4, 5])] {
         let target = t.target(target).unwrap();
         let out = specialize(&bytes, &target, &Options::default())
@@ -924,6 +998,15 @@ fn petgraph_oracle_on_a_join_that_moves() {
             target.id(),
         )
         .unwrap();
-        valid(&out, "pg-fixed-out").unwrap();
+        outputs.push((target.id().to_string(), out));
     }
+    let made: Vec<common::Made> = outputs
+        .iter()
+        .map(|(t, out)| common::Made {
+            input: &bytes,
+            output: out,
+            what: format!("join that moves: {t}"),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
 }

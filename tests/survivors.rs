@@ -382,6 +382,9 @@ fn table_names(bytes: &[u8]) -> BTreeSet<String> {
 
 // ---------------------------------------------------------------------------
 
+/// Distinct outputs, each with the first processor that made it.
+type Outputs = BTreeMap<Vec<u8>, String>;
+
 #[test]
 fn surviving_calls_match_predicate_semantics() {
     let reference = load_reference();
@@ -395,6 +398,9 @@ fn surviving_calls_match_predicate_semantics() {
     let mut expected_bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut got_bad: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut checked = 0usize;
+    // Per case: its input and its distinct outputs (with the first
+    // processor that made each), validated in one batch at the end.
+    let mut made: Vec<(String, Vec<u8>, Outputs)> = Vec::new();
 
     for dir in &cases {
         let case = dir.file_name().unwrap().to_string_lossy().to_string();
@@ -429,6 +435,7 @@ fn surviving_calls_match_predicate_semantics() {
         }
 
         let mut true_for: BTreeMap<&str, usize> = conds.keys().map(|k| (*k, 0)).collect();
+        let mut outputs = BTreeMap::new();
         for p in processors {
             let reference_proc = reference
                 .processors
@@ -449,7 +456,12 @@ fn surviving_calls_match_predicate_semantics() {
             }
             let target = tables.target(&p.name).unwrap();
             let got: Vec<String> = match specialize(&input, &target, &Options::default()) {
-                Ok(out) => callees(&out.bytes()).into_iter().collect(),
+                Ok(out) => {
+                    let bytes = out.bytes();
+                    let got = callees(&bytes).into_iter().collect();
+                    outputs.entry(bytes).or_insert_with(|| p.name.clone());
+                    got
+                }
                 Err(e) => vec![format!("<specialize failed: {e}>")],
             };
             checked += 1;
@@ -464,6 +476,7 @@ fn surviving_calls_match_predicate_semantics() {
             "{case}: predicted survival counts over {} processors: {true_for:?}",
             processors.len()
         );
+        made.push((case, input, outputs));
     }
     eprintln!(
         "survivors: checked {checked} (case, target) pairs over {} cases x {} processors; {} mismatches",
@@ -475,6 +488,17 @@ fn surviving_calls_match_predicate_semantics() {
         expected_bad, got_bad,
         "surviving callees per \"case @ target\" (left: predicted, right: tool)"
     );
+    let batch: Vec<common::Made> = made
+        .iter()
+        .flat_map(|(case, input, outputs)| {
+            outputs.iter().map(move |(out, p)| common::Made {
+                input,
+                output: out,
+                what: format!("{case} @ {p}"),
+            })
+        })
+        .collect();
+    common::assert_outputs_valid(&batch);
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Benchmark module generator: large AMD-flavoured SPIR-V modules of the
-//! shape `shared/tools/gen_bench.py` makes, emitted directly as SPIR-V words
+//! shape `tools/gen_bench.py` makes, emitted directly as SPIR-V words
 //! (no `spirv-as` needed, so benchmarks can build 100 MB inputs in seconds).
 //!
 //! Every kernel runs a small loop of loads, multiplies and adds. Every

@@ -75,7 +75,9 @@ void rspv_tables_free(RspvTables *tables);
 
 /*
  * Specializes the SPIR-V module input[0..input_len) (either byte order; the
- * output keeps it) for the target ID `target_id` (NUL-terminated, e.g.
+ * output keeps it) -- or the one SPIR-V module of an offload bundle,
+ * compressed bundle or ELF file holding exactly one (several are an error
+ * listing them) -- for the target ID `target_id` (NUL-terminated, e.g.
  * "gfx950", "gfx90a:xnack+", "gfx11-generic"); `wave64` is 1 for wave64 on
  * dual-wave processors, else 0.
  *
@@ -107,7 +109,8 @@ int rspv_specialize_with_report(const RspvTables *tables, const char *target_id,
                                 size_t *out_len, char **report_json);
 
 /*
- * Reads the predicate table of the module input[0..input_len) without
+ * Reads the predicate table of the module input[0..input_len) (or of the
+ * one module of a container, as rspv_specialize reads it) without
  * changing anything. On success returns RSPV_OK and sets *json to a new
  * NUL-terminated string (free with rspv_string_free): {"has_table",
  * "predicates": [...]}, predicates in SpecId order with "spec_id", "name",

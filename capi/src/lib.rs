@@ -601,6 +601,16 @@ mod tests {
         assert_eq!(e.0, RSPV_ERR_TARGET);
         assert!(e.1.contains("gfx9999"), "{}", e.1);
         assert_eq!(run(h, Some("gfx1250"), 1, &input).unwrap_err().0, 2);
+        // A container holding the module gives the same bytes.
+        let container = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/data/containers/dispatch.ccob"
+        ))
+        .unwrap();
+        assert_eq!(
+            run(h, Some("gfx942"), 0, &container).unwrap(),
+            run(h, Some("gfx942"), 0, &input).unwrap()
+        );
         assert_eq!(run(h, Some("gfx942"), 0, b"nope").unwrap_err().0, 1);
         assert_eq!(run(h, Some("gfx942"), 0, &[]).unwrap_err().0, 1);
         let bad = std::fs::read(concat!(

@@ -26,17 +26,33 @@ fn repo_dir() -> &'static Path {
     manifest_dir().parent().expect("capi/ is in the repository")
 }
 
-/// A library cargo built for this run, by file name. This test runs from
-/// `target/<profile>/deps/`, where rustc writes `librspv_specialize.a` and
-/// `.so` (staticlib and cdylib names carry no hash) whenever it builds the
-/// lib for the tests. `cargo test` does not copy them up to
-/// `target/<profile>/` (only `cargo build` does), so the copies there may be
-/// stale or missing: not used.
+/// A library of this crate, by file name (`librspv_specialize.a` or
+/// `.so`), freshly built. `cargo test` builds a lib target only when the
+/// tests can link it as Rust, which a `cdylib`/`staticlib`-only crate they
+/// cannot, so the test builds it once with `cargo build` (same cargo,
+/// target directory and profile: only this crate's lib is compiled) and
+/// takes it from `target/<profile>/`, where `cargo build` puts it.
 fn built_lib(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent()
-        .expect("test executable is in target/<profile>/deps")
-        .join(name)
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let dir = BUILT.get_or_init(|| {
+        // The test runs from target/<profile>/deps/.
+        let exe = std::env::current_exe().unwrap();
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("test executable is in target/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("target/<profile>");
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(repo_dir())
+            .args(["build", "--quiet", "--lib", "-p", env!("CARGO_PKG_NAME")])
+            .env("CARGO_TARGET_DIR", target_dir);
+        if profile_dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        run(&mut cmd);
+        profile_dir.to_path_buf()
+    });
+    dir.join(name)
 }
 
 /// Parses a JSON file the C program wrote.

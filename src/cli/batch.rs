@@ -15,10 +15,12 @@ use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use rspv_specialize::module::Endian;
 use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target, TargetOptions};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use super::container::{Module, Source, module_file, read_source};
 use super::io::{display_path, module_bytes, write_output};
 use super::targets::display_order;
 use crate::{Failure, ReportFormat, SpecializeArgs};
@@ -54,6 +56,29 @@ struct Job<'t> {
     file: String,
 }
 
+/// One module the batch specializes: the bare input, or one module of a
+/// container.
+struct Unit<'c> {
+    /// The container's module, if the input is a container.
+    module: Option<&'c Module>,
+    /// Its words (emptied once specialized).
+    words: Vec<u32>,
+    endian: Endian,
+    /// How messages name it.
+    label: String,
+}
+
+impl Unit<'_> {
+    /// The file of `job`'s output for this module: the target's name, with
+    /// `m<K>-` before it for module K of a container.
+    fn file(&self, job: &Job<'_>) -> String {
+        match self.module {
+            Some(m) => module_file(m.index, Some(&job.file)),
+            None => job.file.clone(),
+        }
+    }
+}
+
 /// Runs a batch.
 pub(crate) fn run_batch(
     args: &SpecializeArgs,
@@ -69,8 +94,36 @@ pub(crate) fn run_batch(
         }));
     }
     let file = display_path(input);
-    let (words, endian) = super::io::read_words(input)?;
-    let prepared = Prepared::new(&words, endian).map_err(|e| Failure::in_file(&file, e))?;
+    let (container, bare) = match read_source(input)? {
+        Source::Spirv(words, endian) => (None, Some((words, endian))),
+        Source::Container(c) => (Some(c), None),
+    };
+    let mut units: Vec<Unit<'_>> = Vec::new();
+    if let Some((words, endian)) = bare {
+        if let Some(k) = args.module.filter(|&k| k != 0) {
+            return Err(Failure::usage(format!(
+                "--module {k}: {file} is a single SPIR-V module (module 0)"
+            )));
+        }
+        units.push(Unit {
+            module: None,
+            words,
+            endian,
+            label: file.clone(),
+        });
+    }
+    if let Some(c) = &container {
+        for m in c.select(args.module)? {
+            let label = m.label(&file);
+            let (words, endian) = m.words().map_err(|e| Failure::in_file(&label, e))?;
+            units.push(Unit {
+                module: Some(m),
+                words,
+                endian,
+                label,
+            });
+        }
+    }
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
         if tty {
@@ -81,20 +134,33 @@ pub(crate) fn run_batch(
         }
     };
     let targets: Vec<Target<'_>> = jobs.iter().map(|j| j.target.clone()).collect();
-    let results = prepared.specialize_many_with_progress(&targets, &Options::default(), &progress);
-    drop(words);
-    let mut outs = Vec::with_capacity(results.len());
+    let mut outs: Vec<Vec<Specialized>> = Vec::with_capacity(units.len());
     let mut failed: Vec<(String, Vec<String>)> = Vec::new();
-    for (job, r) in jobs.iter().zip(results) {
-        match r {
-            Ok(out) => outs.push(out),
-            Err(e) => add_failure(&mut failed, e.to_string(), job.target.given()),
+    for unit in &mut units {
+        let prepared = Prepared::new(&unit.words, unit.endian)
+            .map_err(|e| Failure::in_file(&unit.label, e))?;
+        let results =
+            prepared.specialize_many_with_progress(&targets, &Options::default(), &progress);
+        let mut unit_outs = Vec::with_capacity(results.len());
+        for (job, r) in jobs.iter().zip(results) {
+            match r {
+                Ok(out) => unit_outs.push(out),
+                Err(e) => {
+                    let message = match unit.module {
+                        Some(m) => format!("module {}: {e}", m.index),
+                        None => e.to_string(),
+                    };
+                    add_failure(&mut failed, message, job.target.given())
+                }
+            }
         }
+        outs.push(unit_outs);
+        unit.words = Vec::new();
     }
     if !failed.is_empty() {
         return Err(Failure::Message(format!(
             "{file}: {}",
-            failures_text(&failed, jobs.len())
+            failures_text(&failed, jobs.len() * units.len())
         )));
     }
 
@@ -105,30 +171,42 @@ pub(crate) fn run_batch(
     remove_earlier_outputs(out_dir);
     let mut written: Vec<PathBuf> = Vec::new();
     let mut entries: Vec<Value> = Vec::new();
-    for (job, out) in jobs.iter().zip(&outs) {
-        let path = out_dir.join(&job.file);
-        let data = module_bytes(out.words(), out.endian());
-        if let Err(e) = write_output(&path, &data, args.fsync) {
-            for p in &written {
-                let _ = std::fs::remove_file(p);
+    for (unit, unit_outs) in units.iter().zip(&outs) {
+        for (job, out) in jobs.iter().zip(unit_outs) {
+            let name = unit.file(job);
+            let path = out_dir.join(&name);
+            let data = module_bytes(out.words(), out.endian());
+            if let Err(e) = write_output(&path, &data, args.fsync) {
+                for p in &written {
+                    let _ = std::fs::remove_file(p);
+                }
+                return Err(e.into());
             }
-            return Err(e.into());
+            written.push(path);
+            let mut entry = manifest_entry(job, out, &data);
+            entry.insert("file".into(), json!(name));
+            if let Some(m) = unit.module {
+                entry.insert("module".into(), json!(m.index));
+                entry.insert("location".into(), json!(m.location.to_string()));
+            }
+            entries.push(Value::Object(entry));
         }
-        written.push(path);
-        entries.push(manifest_entry(job, out, &data));
     }
-    let manifest = json!({
+    let mut manifest = json!({
         "input": file,
         "wave64": args.tables.wave64,
         "targets": entries,
     });
+    if let Some(c) = &container {
+        manifest["container"] = json!(c.kind.name());
+    }
     let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
     write_output(&out_dir.join(MANIFEST), text.as_bytes(), args.fsync)?;
     match args.report_format() {
-        ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &outs)),
+        ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &units, &outs)),
         ReportFormat::Json => eprintln!(
             "{}",
-            serde_json::to_string_pretty(&report_json(&file, out_dir, &jobs, &outs))
+            serde_json::to_string_pretty(&report_json(&file, out_dir, &jobs, &units, &outs))
                 .unwrap_or_default()
         ),
         ReportFormat::None => {}
@@ -250,7 +328,7 @@ fn remove_earlier_outputs(dir: &Path) {
 }
 
 /// The manifest entry of one output.
-fn manifest_entry(job: &Job<'_>, out: &Specialized, data: &[u8]) -> Value {
+fn manifest_entry(job: &Job<'_>, out: &Specialized, data: &[u8]) -> Map<String, Value> {
     let values: Map<String, Value> = out
         .report()
         .predicates
@@ -263,7 +341,7 @@ fn manifest_entry(job: &Job<'_>, out: &Specialized, data: &[u8]) -> Value {
     entry.insert("size".into(), json!(data.len()));
     entry.insert("sha256".into(), json!(hex(&Sha256::digest(data))));
     entry.insert("predicates".into(), Value::Object(values));
-    Value::Object(entry)
+    entry
 }
 
 /// The outputs grouped by distinct rewrite, in the order of their first
@@ -296,8 +374,35 @@ fn target_label(t: &Target<'_>) -> String {
     }
 }
 
-/// The text report: one line per distinct rewrite, then a summary.
-fn report_text(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized]) -> String {
+/// The text report: one line per distinct rewrite (under a line naming the
+/// module, for a container), then a summary.
+fn report_text(
+    file: &str,
+    out_dir: &Path,
+    jobs: &[Job<'_>],
+    units: &[Unit<'_>],
+    outs: &[Vec<Specialized>],
+) -> String {
+    let mut text = String::new();
+    let mut distinct_total = 0;
+    for (unit, unit_outs) in units.iter().zip(outs) {
+        if let Some(m) = unit.module {
+            text.push_str(&format!("module {}: {}\n", m.index, m.location));
+        }
+        let (lines, n) = rewrite_lines(jobs, unit_outs);
+        text.push_str(&lines);
+        distinct_total += n;
+    }
+    text.push_str(&format!(
+        "{file}: wrote {} module(s) ({distinct_total} distinct) and {MANIFEST} to {}\n",
+        jobs.len() * units.len(),
+        out_dir.display()
+    ));
+    text
+}
+
+/// One line per distinct rewrite of one module's outputs, and how many.
+fn rewrite_lines(jobs: &[Job<'_>], outs: &[Specialized]) -> (String, usize) {
     let groups = distinct(outs);
     let mut text = String::new();
     for (members, out) in &groups {
@@ -344,30 +449,49 @@ fn report_text(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized
             out.words().len() * 4
         ));
     }
-    text.push_str(&format!(
-        "{file}: wrote {} module(s) ({} distinct) and {MANIFEST} to {}\n",
-        jobs.len(),
-        groups.len(),
-        out_dir.display()
-    ));
-    text
+    (text, groups.len())
 }
 
 /// The JSON report: the distinct rewrites, each with its targets and what
 /// was resolved and removed.
-fn report_json(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized]) -> Value {
-    let rewrites: Vec<Value> = distinct(outs)
+fn report_json(
+    file: &str,
+    out_dir: &Path,
+    jobs: &[Job<'_>],
+    units: &[Unit<'_>],
+    outs: &[Vec<Specialized>],
+) -> Value {
+    let mut rewrites: Vec<Value> = Vec::new();
+    for (unit, unit_outs) in units.iter().zip(outs) {
+        rewrites.extend(rewrites_json(jobs, unit, unit_outs));
+    }
+    json!({
+        "input": file,
+        "out_dir": out_dir.display().to_string(),
+        "modules": jobs.len() * units.len(),
+        "distinct": rewrites.len(),
+        "rewrites": rewrites,
+    })
+}
+
+/// The distinct rewrites of one module's outputs, each with its targets
+/// and files (and the module's index, for a container).
+fn rewrites_json(jobs: &[Job<'_>], unit: &Unit<'_>, outs: &[Specialized]) -> Vec<Value> {
+    distinct(outs)
         .iter()
         .map(|(members, out)| {
             let targets: Vec<Value> = members
                 .iter()
                 .map(|&i| {
                     let mut t = rspv_specialize::json::target(&jobs[i].target);
-                    t.insert("file".into(), json!(jobs[i].file));
+                    t.insert("file".into(), json!(unit.file(&jobs[i])));
                     Value::Object(t)
                 })
                 .collect();
             let mut obj = Map::new();
+            if let Some(m) = unit.module {
+                obj.insert("module".into(), json!(m.index));
+            }
             obj.insert("targets".into(), Value::Array(targets));
             obj.insert("size".into(), json!(out.words().len() * 4));
             if let Value::Object(report) = rspv_specialize::json::report(out.report()) {
@@ -382,14 +506,7 @@ fn report_json(file: &str, out_dir: &Path, jobs: &[Job<'_>], outs: &[Specialized
             }
             Value::Object(obj)
         })
-        .collect();
-    json!({
-        "input": file,
-        "out_dir": out_dir.display().to_string(),
-        "modules": jobs.len(),
-        "distinct": rewrites.len(),
-        "rewrites": rewrites,
-    })
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {

@@ -1,13 +1,19 @@
 //! `rspv-specialize inspect`: the predicate table, and its values for one
-//! target or as a matrix over all of them.
+//! target or as a matrix over all of them. For a container, every SPIR-V
+//! module it holds (or the one `--module K` picks), each under a line saying
+//! where it was found; `--format json` lists them in a `modules` array.
 
 use std::collections::BTreeMap;
 
 use rspv_specialize::json::{inspection as inspection_json, predicate as predicate_json};
-use rspv_specialize::{Described, Error, Inspection, Resolved, Target};
+use rspv_specialize::{
+    ArchTables, Described, Error, Inspection, Resolved, Target, inspect as inspect_bytes,
+    inspect_words,
+};
 use serde_json::{Map, Value, json};
 
-use super::io::{display_path, emit, emit_json, load_tables, read_input, resolve_target};
+use super::container::{Source, describe, module_json, read_source};
+use super::io::{display_path, emit, emit_json, load_tables, resolve_target};
 use super::targets::display_order;
 use crate::{Failure, Format, InspectArgs};
 
@@ -23,48 +29,106 @@ pub(crate) fn run_inspect(args: &InspectArgs) -> Result<(), Failure> {
         Some(id) => Some(resolve_target(&tables, id, wave64)?),
         None => None,
     };
-    let bytes = read_input(&args.input)?;
     let file = display_path(&args.input);
-    let inspection = rspv_specialize::inspect(&bytes).map_err(|e| Failure::in_file(&file, e))?;
-    let rows = inspection.describe(&tables);
+    let container = match read_source(&args.input)? {
+        Source::Spirv(words, _) => {
+            if let Some(k) = args.module.filter(|&k| k != 0) {
+                return Err(Failure::usage(format!(
+                    "--module {k}: {file} is a single SPIR-V module (module 0)"
+                )));
+            }
+            let inspection = inspect_words(&words).map_err(|e| Failure::in_file(&file, e))?;
+            return match show(args, &tables, target.as_ref(), &file, &inspection)? {
+                Shown::Text(text) => emit(&text),
+                Shown::Json(value) => emit_json(&value),
+            }
+            .map_err(Failure::from);
+        }
+        Source::Container(c) => c,
+    };
+    // A container: each module (or the one --module picks) under a line
+    // saying where it was found; JSON lists them in "modules".
+    let mut text = String::new();
+    let mut modules = Vec::new();
+    for m in container.select(args.module)? {
+        let label = m.label(&file);
+        let inspection = inspect_bytes(&m.bytes).map_err(|e| Failure::in_file(&label, e))?;
+        let name = format!("{file} module {}", m.index);
+        match show(args, &tables, target.as_ref(), &name, &inspection)? {
+            Shown::Text(t) => text += &format!("{}\n{t}\n", describe(m)),
+            Shown::Json(Value::Object(mut obj)) => {
+                obj.remove("input");
+                let mut entry = module_json(m);
+                entry.extend(obj);
+                modules.push(Value::Object(entry));
+            }
+            Shown::Json(_) => {}
+        }
+    }
+    match args.format {
+        Format::Text => emit(&format!(
+            "{file}: {} holding {} SPIR-V module(s)\n\n{text}",
+            container.kind.name(),
+            container.modules.len()
+        )),
+        Format::Json => emit_json(&json!({
+            "input": file,
+            "container": container.kind.name(),
+            "modules": modules,
+        })),
+    }
+    .map_err(Failure::from)
+}
+
+/// What `inspect` prints for one module.
+enum Shown {
+    Text(String),
+    Json(Value),
+}
+
+/// The table of one module (`file` names it), with values for `target` or
+/// every processor, as text or JSON.
+fn show(
+    args: &InspectArgs,
+    tables: &ArchTables,
+    target: Option<&Target<'_>>,
+    file: &str,
+    inspection: &Inspection,
+) -> Result<Shown, Failure> {
+    let wave64 = args.tables.wave64;
+    let rows = inspection.describe(tables);
     if args.all_targets {
         let mut columns = Vec::new();
-        for p in display_order(&tables) {
+        for p in display_order(tables) {
             // wave64 applies where the processor runs wave64; wave32-only
             // processors keep their only size.
             let w64 = wave64 && p.wavefront_sizes.contains(&64);
-            let t = resolve_target(&tables, &p.name, w64)?;
-            let values = values_for(&inspection, &t)?;
+            let t = resolve_target(tables, &p.name, w64)?;
+            let values = values_for(inspection, &t)?;
             columns.push((t, values));
         }
-        return match args.format {
-            Format::Text => emit(&text_all_targets(&file, &rows, &columns, wave64)),
-            Format::Json => emit_json(&json_all_targets(
-                &file,
-                &inspection,
-                &rows,
-                &columns,
-                wave64,
-            )),
-        }
-        .map_err(Failure::from);
+        return Ok(match args.format {
+            Format::Text => Shown::Text(text_all_targets(file, &rows, &columns, wave64)),
+            Format::Json => {
+                Shown::Json(json_all_targets(file, inspection, &rows, &columns, wave64))
+            }
+        });
     }
-    match (args.format, &target) {
+    Ok(match (args.format, target) {
         (Format::Json, _) => {
             let mut obj = Map::new();
             obj.insert("input".into(), json!(file));
-            if let Value::Object(rest) = inspection_json(&inspection, &tables, target.as_ref())? {
+            if let Value::Object(rest) = inspection_json(inspection, tables, target)? {
                 obj.extend(rest);
             }
-            emit_json(&Value::Object(obj))
+            Shown::Json(Value::Object(obj))
         }
         (Format::Text, Some(target)) => {
-            let values = values_for(&inspection, target)?;
-            emit(&text_one_target(&file, &rows, target, &values))
+            let values = values_for(inspection, target)?;
+            Shown::Text(text_one_target(file, &rows, target, &values))
         }
-        (Format::Text, None) => emit(&text_table(&file, &rows)),
-    }
-    .map_err(Failure::from)
+        (Format::Text, None) => Shown::Text(text_table(file, &rows)),
+    })
 }
 
 /// Every predicate's value for `target`, by SpecId.

@@ -46,12 +46,14 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Reads the input module straight into words. A regular file is read
-/// into a buffer of its size (one word more, to see the end), not through a
-/// byte buffer; stdin (`-`) and other streams into one that grows as they
-/// come. Words are byte-swapped in place only when the module's byte order
-/// is not the host's. Lengths are checked once the input has ended.
-pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
+/// Reads the input straight into words, without looking at it: its words
+/// as they lie in memory (host order) and its length in bytes. A regular
+/// file is read into a buffer of its size (one word more, to see the end),
+/// not through a byte buffer; stdin (`-`) and other streams into one that
+/// grows as they come. [`words_in_order`] then checks a module's length and
+/// byte-swaps its words in place only when its byte order is not the
+/// host's.
+pub(crate) fn read_raw_words(path: &Path) -> Result<(Vec<u32>, usize), Failure> {
     let file = display_path(path);
     let io = |e: std::io::Error| {
         Failure::from(Error::Io {
@@ -59,7 +61,7 @@ pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
             message: format!("cannot read: {e}"),
         })
     };
-    let (mut words, len) = if path.as_os_str() == "-" {
+    if path.as_os_str() == "-" {
         read_to_end_as_words(&mut std::io::stdin().lock(), 0)
     } else {
         let mut f = std::fs::File::open(path).map_err(io)?;
@@ -71,9 +73,18 @@ pub(crate) fn read_words(path: &Path) -> Result<(Vec<u32>, Endian), Failure> {
         let size = if meta.is_file() { meta.len() } else { 0 };
         read_to_end_as_words(&mut f, size)
     }
-    .map_err(io)?;
+    .map_err(io)
+}
+
+/// The module in `words` (`len` bytes, as [`read_raw_words`] read them),
+/// checked and in host order, with its byte order. `file` names the input.
+pub(crate) fn words_in_order(
+    file: &str,
+    mut words: Vec<u32>,
+    len: usize,
+) -> Result<(Vec<u32>, Endian), Failure> {
     let bytes: &[u8] = bytemuck::cast_slice(&words);
-    let endian = check_start(&bytes[..len.min(4)], len).map_err(|e| Failure::in_file(&file, e))?;
+    let endian = check_start(&bytes[..len.min(4)], len).map_err(|e| Failure::in_file(file, e))?;
     // check_start made sure `len` is a multiple of 4.
     words.truncate(len / 4);
     if !is_host_order(endian) {

@@ -1,16 +1,18 @@
 //! The main job: `rspv-specialize --target T IN -o OUT`.
 //!
-//! Reads IN (or stdin), specializes it, and writes OUT (or stdout)
-//! atomically; on any error nothing is written. The report goes to stderr.
-//! The input file is never overwritten unless `--in-place` asks for it.
+//! Reads IN (or stdin): a SPIR-V module, or the one module of a container
+//! that `--module K` picks (or its only one). Specializes it, and writes
+//! OUT (or stdout) atomically, the same bytes as for the bare module; on
+//! any error nothing is written. The report goes to stderr. The input file
+//! is never overwritten unless `--in-place` asks for it (never a
+//! container: that would replace it with one module).
 
 use std::path::Path;
 
 use rspv_specialize::{Options, Prepared};
 
-use super::io::{
-    display_path, load_tables, module_bytes, read_words, resolve_target, write_output,
-};
+use super::container::{Source, read_source};
+use super::io::{display_path, load_tables, module_bytes, resolve_target, write_output};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job, or a batch when `--targets` / `--all-targets` is
@@ -58,10 +60,32 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
             output.display()
         )));
     }
-    let file = display_path(input);
     let tables = load_tables(args.tables.arch_tables.as_deref())?;
     let target = resolve_target(&tables, target_id, args.tables.wave64)?;
-    let (words, endian) = read_words(input)?;
+    let (words, endian, file) = match read_source(input)? {
+        Source::Spirv(words, endian) if args.module.unwrap_or(0) == 0 => {
+            (words, endian, display_path(input))
+        }
+        Source::Spirv(..) => {
+            return Err(Failure::usage(format!(
+                "--module {}: {} is a single SPIR-V module (module 0)",
+                args.module.unwrap_or(0),
+                display_path(input)
+            )));
+        }
+        Source::Container(_) if args.in_place => {
+            return Err(Failure::usage(format!(
+                "--in-place would replace the container {} with one SPIR-V module; give -o OUT",
+                display_path(input)
+            )));
+        }
+        Source::Container(c) => {
+            let m = c.one(args.module)?;
+            let file = m.label(&display_path(input));
+            let (words, endian) = m.words().map_err(|e| Failure::in_file(&file, e))?;
+            (words, endian, file)
+        }
+    };
     let out = Prepared::new(&words, endian)
         .and_then(|p| p.specialize(&target, &Options::default()))
         .map_err(|e| Failure::in_file(&file, e))?;

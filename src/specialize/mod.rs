@@ -30,6 +30,7 @@ pub use report::Report;
 use std::sync::Arc;
 
 use crate::error::Result;
+use crate::input::Input;
 use crate::module::{Endian, bytes_from_words, words_from_bytes};
 use crate::target::Target;
 
@@ -70,7 +71,10 @@ impl Specialized {
 }
 
 /// Specializes a module given as bytes (either byte order; the output keeps
-/// it) for `target`.
+/// it) for `target`. With the `containers` feature the bytes may also be an
+/// offload bundle, compressed bundle or ELF file holding exactly one SPIR-V
+/// module (several are an error listing them: choose with
+/// [`crate::container::find_spirv`]).
 ///
 /// ```
 /// use rspv_specialize::{ArchTables, specialize::{specialize, Options}};
@@ -82,8 +86,11 @@ impl Specialized {
 /// assert!(out.bytes().len() < input.len());
 /// ```
 pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Result<Specialized> {
-    let (words, endian) = words_from_bytes(bytes)?;
-    Prepared::new(&words, endian)?.specialize(target, options)
+    let input = Input::read(bytes)?;
+    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
+    Prepared::new(&words, endian)
+        .and_then(|p| p.specialize(target, options))
+        .map_err(|e| input.locate(e))
 }
 
 /// Specializes a module given as host-order words for `target`; the output
@@ -108,7 +115,8 @@ pub fn specialize_words(
 /// Specializes one module for many targets: the module is parsed and
 /// scanned once, targets that resolve every predicate alike share one
 /// rewrite, and distinct rewrites run on all cores. The outer error is about
-/// the module; each target has its own result.
+/// the module; each target has its own result. Containers are read as by
+/// [`specialize`].
 ///
 /// ```
 /// use rspv_specialize::{ArchTables, Options, specialize_many};
@@ -124,6 +132,12 @@ pub fn specialize_many(
     targets: &[Target<'_>],
     options: &Options,
 ) -> Result<Vec<Result<Specialized>>> {
-    let (words, endian) = words_from_bytes(bytes)?;
-    Ok(Prepared::new(&words, endian)?.specialize_many(targets, options))
+    let input = Input::read(bytes)?;
+    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
+    let prepared = Prepared::new(&words, endian).map_err(|e| input.locate(e))?;
+    Ok(prepared
+        .specialize_many(targets, options)
+        .into_iter()
+        .map(|r| r.map_err(|e| input.locate(e)))
+        .collect())
 }

@@ -1,13 +1,18 @@
 //! Helpers shared by the integration tests: where the test data lives
-//! (golden cases, `.spv` files), `spirv-val` and disassembly,
+//! (golden cases, `.spv` files), `spirv-val` (`$SPIRV_VAL` or the one on
+//! `PATH`; each distinct module validated once, in parallel batches) and
+//! disassembly,
 //! running one test in a child process under limits, and running the
 //! command-line binary.
 
 #![allow(dead_code)]
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 // ---------------------------------------------------------------------------
@@ -64,42 +69,88 @@ pub fn swap_words(bytes: &[u8]) -> Vec<u8> {
 }
 
 // ---------------------------------------------------------------------------
-// spirv-val and disassembly
+// spirv-val
 
-/// Runs `spirv-val` on `bytes`. `Ok` when valid, or when spirv-val is not
-/// installed and `CI` is unset (CI installs it and requires it). Shader
-/// modules are validated for Vulkan 1.2, others in spirv-val's default
-/// environment.
-pub fn spirv_val(bytes: &[u8], dir: &Path) -> Result<(), String> {
-    let tmp = std::env::temp_dir().join(format!(
-        "rspv-val-{}-{}.spv",
-        std::process::id(),
-        dir.file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-    ));
-    std::fs::write(&tmp, bytes).unwrap();
-    let shader = is_shader(bytes);
-    let mut cmd = Command::new("spirv-val");
-    if shader {
-        cmd.args(["--target-env", "vulkan1.2"]);
+/// The `spirv-val` the tests use: the program `$SPIRV_VAL` names, or
+/// `spirv-val` on `PATH`.
+pub struct Validator {
+    /// The program run.
+    pub program: PathBuf,
+    /// The first line of its `--version` (`SPIRV-Tools v2025.5 …`).
+    pub version: String,
+}
+
+/// True when `CI` is set (to anything but empty, `0` or `false`): a missing
+/// validator is then an error instead of a skip.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+}
+
+/// The validator, looked up once per process. `None` when there is none and
+/// `CI` is not set (with a note on stderr that outputs go unvalidated);
+/// under `CI` a missing validator panics.
+pub fn validator() -> Option<&'static Validator> {
+    static FOUND: OnceLock<Option<Validator>> = OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let program = match std::env::var_os("SPIRV_VAL") {
+                Some(p) if !p.is_empty() => PathBuf::from(p),
+                _ => PathBuf::from("spirv-val"),
+            };
+            let why = match Command::new(&program)
+                .arg("--version")
+                .stdin(Stdio::null())
+                .output()
+            {
+                Ok(o) if o.status.success() => {
+                    let version = String::from_utf8_lossy(&o.stdout)
+                        .lines()
+                        .next()
+                        .unwrap_or("unknown version")
+                        .to_string();
+                    return Some(Validator { program, version });
+                }
+                Ok(o) => format!("`{} --version` failed ({})", program.display(), o.status),
+                Err(e) => format!("cannot run `{}`: {e}", program.display()),
+            };
+            if in_ci() {
+                panic!(
+                    "spirv-val is required when CI is set: {why}; install spirv-tools or set SPIRV_VAL=/path/to/spirv-val"
+                );
+            }
+            eprintln!(
+                "note: no spirv-val ({why}): outputs are not validated; install spirv-tools or set SPIRV_VAL=/path/to/spirv-val"
+            );
+            None
+        })
+        .as_ref()
+}
+
+impl std::fmt::Display for Validator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.program.display(), self.version)
     }
-    let out = cmd.arg(&tmp).output();
-    let _ = std::fs::remove_file(&tmp);
-    match out {
-        Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => {
-            Err(String::from_utf8_lossy(&o.stderr).into_owned()
-                + &String::from_utf8_lossy(&o.stdout))
-        }
-        Err(_) if std::env::var_os("CI").is_none() => Ok(()),
-        Err(e) => Err(format!("spirv-val is required in CI: {e}")),
-    }
+}
+
+/// A module's identity for validation: a hash and the length of its bytes,
+/// and the target environment it is validated in.
+pub type ValKey = (u64, usize, Option<&'static str>);
+
+/// Results of modules validated so far in this process, so that each
+/// distinct module is validated once.
+static VALIDATED: Mutex<BTreeMap<ValKey, Result<(), String>>> = Mutex::new(BTreeMap::new());
+
+/// The target environment a module is validated in: Vulkan 1.2 for shader
+/// modules, spirv-val's default for the others.
+fn target_env(bytes: &[u8]) -> Option<&'static str> {
+    is_shader(bytes).then_some("vulkan1.2")
 }
 
 /// True when the module declares the Shader capability.
 fn is_shader(bytes: &[u8]) -> bool {
-    let (words, _) = rspv_specialize::module::words_from_bytes(bytes).unwrap();
+    let Ok((words, _)) = rspv_specialize::module::words_from_bytes(bytes) else {
+        return false;
+    };
     let mut at = 5;
     while at < words.len() {
         let len = (words[at] >> 16) as usize;
@@ -116,6 +167,202 @@ fn is_shader(bytes: &[u8]) -> bool {
     }
     false
 }
+
+/// The key `bytes` are validated (and remembered) under.
+fn val_key(bytes: &[u8]) -> ValKey {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    bytes.hash(&mut h);
+    (h.finish(), bytes.len(), target_env(bytes))
+}
+
+/// Runs the validator on one module, given on its stdin.
+fn run_validator(v: &Validator, bytes: &[u8], env: Option<&str>) -> Result<(), String> {
+    use std::io::Write;
+    let mut cmd = Command::new(&v.program);
+    if let Some(env) = env {
+        cmd.args(["--target-env", env]);
+    }
+    let mut child = cmd
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("running {v}: {e}"));
+    // spirv-val reads all of its input before it writes anything.
+    let written = child.stdin.take().unwrap().write_all(bytes);
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("running {v}: {e}"));
+    if out.status.success() {
+        return written.map_err(|e| format!("{v}: writing the module to its stdin: {e}"));
+    }
+    Err(format!(
+        "{v}{} rejects it ({}):\n{}{}",
+        env.map(|e| format!(" --target-env {e}"))
+            .unwrap_or_default(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    ))
+}
+
+/// Validates `modules`: one result per module, in order; `Ok` when valid,
+/// or when no validator is installed outside CI (see [`validator`]).
+///
+/// Each distinct module (by hash of its bytes and target environment) is
+/// validated once per process, and the runs (one process per module:
+/// spirv-val takes one file) are spread over the cores, two per core, so a
+/// slow validator does not multiply the suite's time.
+pub fn validate_all(modules: &[&[u8]]) -> Vec<Result<(), String>> {
+    let Some(v) = validator() else {
+        return modules.iter().map(|_| Ok(())).collect();
+    };
+    let keys: Vec<ValKey> = modules.iter().map(|m| val_key(m)).collect();
+    // The first module of each key not validated yet.
+    let todo: Vec<(ValKey, &[u8])> = {
+        let done = VALIDATED.lock().unwrap();
+        let mut seen = BTreeSet::new();
+        keys.iter()
+            .zip(modules)
+            .filter(|(k, _)| !done.contains_key(k) && seen.insert(**k))
+            .map(|(k, m)| (*k, *m))
+            .collect()
+    };
+    let next = AtomicUsize::new(0);
+    // Two processes per core: much of a call is process start-up and
+    // waiting (a wrapper script, a Python launcher), not work.
+    let workers = std::thread::available_parallelism()
+        .map_or(2, |n| 2 * n.get())
+        .min(todo.len());
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((key, bytes)) = todo.get(i) else {
+                        break;
+                    };
+                    let r = run_validator(v, bytes, key.2);
+                    VALIDATED.lock().unwrap().insert(*key, r);
+                }
+            });
+        }
+    });
+    let done = VALIDATED.lock().unwrap();
+    keys.iter().map(|k| done[k].clone()).collect()
+}
+
+/// Validates one module; see [`validate_all`].
+pub fn spirv_val(bytes: &[u8]) -> Result<(), String> {
+    validate_all(&[bytes]).remove(0)
+}
+
+/// One output a test made: the input it came from, its bytes, and what it
+/// is (for messages).
+pub struct Made<'a> {
+    /// The input the output was made from.
+    pub input: &'a [u8],
+    /// The output.
+    pub output: &'a [u8],
+    /// What it is: case, target.
+    pub what: String,
+}
+
+/// What [`check_outputs`] found.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// An error per output the validator rejects although it accepts the
+    /// input.
+    pub invalid: Vec<String>,
+    /// The distinct outputs validated (see [`ValKey`]).
+    pub validated: BTreeSet<ValKey>,
+    /// Outputs the validator rejects, of inputs it rejects too: not a
+    /// failure (validators disagree on inputs: 2025.5 rejects some modules
+    /// 2023.1 accepts).
+    pub input_rejected: usize,
+}
+
+/// Checks that each output is valid where the validator in use accepts
+/// its input: the tool's promise is a valid output for a valid input, and
+/// what counts as a valid input differs between SPIRV-Tools versions. The
+/// outputs are validated as one batch of [`validate_all`], then the inputs
+/// of the rejected ones (most outputs are valid, so most inputs need no
+/// run). Rejected inputs are noted on stderr.
+pub fn check_outputs(made: &[Made<'_>]) -> Checked {
+    let mut checked = Checked::default();
+    if made.is_empty() || validator().is_none() {
+        return checked;
+    }
+    let outputs = validate_all(&made.iter().map(|m| m.output).collect::<Vec<_>>());
+    checked.validated = made.iter().map(|m| val_key(m.output)).collect();
+    let rejected: Vec<(&Made, String)> = made
+        .iter()
+        .zip(outputs)
+        .filter_map(|(m, r)| r.err().map(|e| (m, e)))
+        .collect();
+    let inputs = validate_all(&rejected.iter().map(|(m, _)| m.input).collect::<Vec<_>>());
+    let mut rejected_inputs = BTreeSet::new();
+    for ((m, e), input) in rejected.iter().zip(inputs) {
+        match input {
+            Ok(()) => checked
+                .invalid
+                .push(format!("{}: valid input, invalid output: {e}", m.what)),
+            Err(why) => {
+                checked.input_rejected += 1;
+                if rejected_inputs.insert(val_key(m.input)) && rejected_inputs.len() <= 3 {
+                    let first = why.lines().take(2).collect::<Vec<_>>().join(" ");
+                    eprintln!("note: {}: the input is rejected too: {first}", m.what);
+                }
+            }
+        }
+    }
+    if rejected_inputs.len() > 3 {
+        eprintln!(
+            "note: … {} distinct rejected inputs in all",
+            rejected_inputs.len()
+        );
+    }
+    checked
+}
+
+/// [`check_outputs`] on `made` in order, a batch of `batch` outputs at a
+/// time, until all are checked or `budget` is spent (a batch started within
+/// it runs to its end). The second value is how many outputs were checked:
+/// all of them with Debian's spirv-val; fewer with a validator costing a
+/// quarter of a second a call, which would otherwise take minutes.
+pub fn check_outputs_within(made: &[Made<'_>], batch: usize, budget: Duration) -> (Checked, usize) {
+    let start = Instant::now();
+    let mut all = Checked::default();
+    let mut done = 0;
+    for chunk in made.chunks(batch) {
+        if start.elapsed() > budget {
+            break;
+        }
+        let c = check_outputs(chunk);
+        all.invalid.extend(c.invalid);
+        all.validated.extend(c.validated);
+        all.input_rejected += c.input_rejected;
+        done += chunk.len();
+    }
+    (all, done)
+}
+
+/// [`check_outputs`], panicking with every invalid output.
+pub fn assert_outputs_valid(made: &[Made<'_>]) -> Checked {
+    let checked = check_outputs(made);
+    assert!(
+        checked.invalid.is_empty(),
+        "{} invalid output(s):\n{}",
+        checked.invalid.len(),
+        checked.invalid.join("\n")
+    );
+    checked
+}
+
+// ---------------------------------------------------------------------------
+// Disassembly
 
 /// The module as SPIR-V assembly (the crate's disassembler, which prints
 /// what `spirv-dis --raw-id --no-indent` prints): the text golden files hold.
@@ -244,8 +491,9 @@ impl ChildRun {
     pub fn failure(&self) -> Option<String> {
         match self.status {
             None => Some(format!(
-                "still running after {:?} (a hang?)",
-                self.time_limit
+                "killed: ran {:.1} s, over its {} s time limit",
+                self.elapsed.as_secs_f64(),
+                self.time_limit.as_secs_f64()
             )),
             Some(s) if s.success() && self.output.contains("1 passed") => None,
             Some(s) => Some(format!(

@@ -3,6 +3,10 @@
 #
 #   <case>/input.ll      -> llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj input.ll -o input.spv
 #                           spirv-val input.spv                      (default/universal env)
+#   <case>/input.llvm15.ll -> (the SPIRV-LLVM-Translator as producer) LLVM 15 IR with typed pointers:
+#                           llvm-as-15 input.llvm15.ll -o - |
+#                           llvm-spirv-15 --spirv-allow-unknown-intrinsics=llvm.amdgcn. - -o input.spv
+#                           spirv-val input.spv   (SPIR-V 1.1; `OpConstant %uchar 0` for the zero bytes)
 #   <case>/table.txt     -> (structured-loops) input.comp compiled by glslangValidator, the
 #                           table of table.txt added by add_table.py, assembled by spirv-as
 #   <case>/input.spvasm  -> (structured-glsl) input.spvasm was derived BY HAND from the
@@ -14,7 +18,8 @@
 #                           spirv-val --target-env vulkan1.2 input.spv   (Shader module: vulkan1.2;
 #                           the default env accepts it too)
 #
-# Tools: llc-22 (Debian llvm-22), glslangValidator (glslang-tools),
+# Tools: llc-22 (Debian llvm-22), llvm-as-15 (Debian llvm-15) and llvm-spirv-15 (Debian
+#        llvm-spirv-15), glslangValidator (glslang-tools),
 #        spirv-as / spirv-dis / spirv-val (Debian spirv-tools 2023.1).
 # Exits non-zero if any step fails.
 set -u
@@ -32,8 +37,8 @@ check_shape() {   # sanity: table, SpecId and OpSpecConstantFalse present (cases
   fi
   grep -q 'OpName %llvm_amdgcn_feature_predicate_ids "llvm.amdgcn.feature.predicate.ids"' "$dis" \
     && grep -q 'SpecId' "$dis" && grep -q 'OpSpecConstantFalse' "$dis" \
-    && grep -q 'OpConstantNull %uchar' "$dis" \
-    || { echo "$c: table / SpecId / OpSpecConstantFalse / OpConstantNull %uchar missing"; return 1; }
+    && grep -qE 'OpConstantNull %uchar|OpConstant %uchar 0$' "$dis" \
+    || { echo "$c: table / SpecId / OpSpecConstantFalse / zero byte (OpConstantNull or OpConstant %uchar 0) missing"; return 1; }
 }
 
 for dir in */; do
@@ -42,6 +47,14 @@ for dir in */; do
     if llc-22 -O0 -mtriple=spirv64-amd-amdhsa -filetype=obj "$c/input.ll" -o "$c/input.spv" \
        && spirv-val "$c/input.spv" && check_shape "$c"; then
       echo "$c: ok (llc-22 -O0, spirv-val)"
+    else
+      echo "$c: FAILED"; fail=1
+    fi
+  elif [ -f "$c/input.llvm15.ll" ]; then
+    if llvm-as-15 "$c/input.llvm15.ll" -o "$TMP/$c.bc" \
+       && llvm-spirv-15 --spirv-allow-unknown-intrinsics=llvm.amdgcn. "$TMP/$c.bc" -o "$c/input.spv" \
+       && spirv-val "$c/input.spv" && check_shape "$c"; then
+      echo "$c: ok (llvm-as-15 + llvm-spirv-15, spirv-val)"
     else
       echo "$c: FAILED"; fail=1
     fi

@@ -1,6 +1,7 @@
 ; do-while-pred-and: clang -O0 shape of
 ;   int i = 0; float acc = 0;
-;   do { acc = fdot2(x, x, acc); ++i; } while (is_invocable(__builtin_amdgcn_fdot2) && i < n);
+;   do { if (is_invocable(__builtin_amdgcn_fdot2)) acc = fdot2(x, x, acc); else acc = fmul_legacy(acc, 2);
+;        ++i; } while (is_invocable(__builtin_amdgcn_fdot2) && i < n);
 ;   out[0] = rcp(acc);
 ; The loop condition is phi i1 [false, %do.cond], [%cmp, %land.rhs]; back edge is a plain branch.
 target triple = "spirv64-amd-amdhsa"
@@ -9,6 +10,7 @@ target triple = "spirv64-amd-amdhsa"
 
 declare spir_func zeroext i1 @_Z20__spirv_SpecConstantib(i32, i1 zeroext)
 declare float @llvm.amdgcn.fdot2(<2 x half>, <2 x half>, float, i1 immarg)
+declare float @llvm.amdgcn.fmul.legacy(float, float)
 declare float @llvm.amdgcn.rcp.f32(float)
 
 define spir_kernel void @do_while_pred_and(ptr addrspace(1) %out, <2 x half> %x, i32 %n) {
@@ -21,8 +23,20 @@ entry:
 
 do.body:
   %av = load float, ptr %acc, align 4
+  %q = call spir_func zeroext i1 @_Z20__spirv_SpecConstantib(i32 0, i1 false)
+  br i1 %q, label %dot, label %mul
+
+dot:
   %d = call float @llvm.amdgcn.fdot2(<2 x half> %x, <2 x half> %x, float %av, i1 false)
   store float %d, ptr %acc, align 4
+  br label %body.next
+
+mul:
+  %m = call float @llvm.amdgcn.fmul.legacy(float %av, float 2.0)
+  store float %m, ptr %acc, align 4
+  br label %body.next
+
+body.next:
   %iv = load i32, ptr %i, align 4
   %inc = add nsw i32 %iv, 1
   store i32 %inc, ptr %i, align 4

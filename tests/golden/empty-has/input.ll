@@ -1,7 +1,7 @@
 ; empty-has: `has.` (a builtin with no required features, e.g. __builtin_amdgcn_s_barrier) is
 ; true for every target; `is.gfx1201` beside it.
 ;   if (is_invocable(__builtin_amdgcn_s_barrier)) s_barrier(); else s_sleep(1);
-;   if (processor_is("gfx1201")) out = wmma_gfx12(...); else out[0] = rcp(a);
+;   if (processor_is("gfx1201")) s_sleep_var(n); else out[0] = rcp(a);
 target triple = "spirv64-amd-amdhsa"
 
 @llvm.amdgcn.feature.predicate.ids = addrspace(1) constant [20 x i8] c"is.gfx1201 1\00has. 0\00"
@@ -9,10 +9,10 @@ target triple = "spirv64-amd-amdhsa"
 declare spir_func zeroext i1 @_Z20__spirv_SpecConstantib(i32, i1 zeroext)
 declare void @llvm.amdgcn.s.barrier()
 declare void @llvm.amdgcn.s.sleep(i32 immarg)
-declare <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16(<8 x half>, <8 x half>, <8 x float>)
+declare void @llvm.amdgcn.s.sleep.var(i32)
 declare float @llvm.amdgcn.rcp.f32(float)
 
-define spir_kernel void @empty_has(ptr addrspace(1) %out, ptr addrspace(1) %in, float %a) {
+define spir_kernel void @empty_has(ptr addrspace(1) %out, i32 %n, float %a) {
 entry:
   %h = call spir_func zeroext i1 @_Z20__spirv_SpecConstantib(i32 0, i1 false)
   br i1 %h, label %barrier, label %sleep
@@ -30,10 +30,7 @@ next:
   br i1 %g, label %gfx1201, label %other
 
 gfx1201:
-  %x = load <8 x half>, ptr addrspace(1) %in, align 16
-  %acc = load <8 x float>, ptr addrspace(1) %out, align 32
-  %w = call <8 x float> @llvm.amdgcn.wmma.f32.16x16x16.f16.v8f32.v8f16(<8 x half> %x, <8 x half> %x, <8 x float> %acc)
-  store <8 x float> %w, ptr addrspace(1) %out, align 32
+  call void @llvm.amdgcn.s.sleep.var(i32 %n)
   br label %end
 
 other:

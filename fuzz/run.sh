@@ -20,8 +20,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(read inspect specialize container)
 tc="${FUZZ_TOOLCHAIN:-nightly}"
 fuzz=(cargo "+$tc" fuzz)
-# LeakSanitizer ignores exactly the glibc thread-exit record named in
-# lsan.supp (not a leak of ours); every other leak is still reported.
+# LeakSanitizer ignores exactly the thread-exit records named in
+# lsan.supp (glibc's and std's, not leaks of ours); every other leak is
+# still reported.
 export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 list_artifacts() { # the crash/timeout/OOM/leak files of one target, sorted

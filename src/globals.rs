@@ -42,7 +42,10 @@ pub struct Globals {
 impl Globals {
     /// Scans the module-level instructions of `m`.
     pub fn scan(m: &Module<'_>) -> Result<Globals> {
-        let mut g = Globals::default();
+        let mut g = Globals {
+            defs: HashMap::with_capacity_and_hasher(m.globals.len(), Default::default()),
+            ..Globals::default()
+        };
         let w = m.words;
         let bound = m.bound();
         for &inst in &m.globals {

@@ -79,8 +79,17 @@ impl IdSet {
     }
 
     /// True when any of `words` is a member.
+    #[inline]
     pub fn any_in(&self, words: &[u32]) -> bool {
-        !self.is_empty() && words.iter().any(|&w| self.contains(w))
+        if self.dense {
+            let bits = &self.bits[..];
+            words.iter().any(|&w| {
+                bits.get(w as usize / 64)
+                    .is_some_and(|b| b & (1 << (w % 64)) != 0)
+            })
+        } else {
+            !self.is_empty() && words.iter().any(|&w| self.contains(w))
+        }
     }
 }
 

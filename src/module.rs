@@ -169,26 +169,39 @@ pub struct Module<'w> {
 }
 
 /// Reads the instruction starting at word `at`, checking its word count.
+#[inline]
 pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {
     let first = words[at];
     let len = (first >> 16) as usize;
     let opcode = (first & 0xffff) as u16;
-    if len == 0 {
-        return Err(binary(
-            at * 4,
-            format!("instruction with opcode {opcode} has word count 0"),
-        ));
-    }
-    if at + len > words.len() {
-        return Err(binary(
-            at * 4,
-            format!(
-                "instruction with opcode {opcode} claims {len} words but only {} remain",
-                words.len() - at
-            ),
-        ));
+    if len == 0 || at + len > words.len() {
+        return Err(bad_word_count(words, at));
     }
     Ok(Inst { at, opcode, len })
+}
+
+/// The error for the instruction at word `at` whose word count is 0 or runs
+/// past the end of `words` (out of line: the parse loop never takes it on
+/// valid input).
+#[cold]
+#[inline(never)]
+fn bad_word_count(words: &[u32], at: usize) -> crate::error::Error {
+    let first = words[at];
+    let len = (first >> 16) as usize;
+    let opcode = (first & 0xffff) as u16;
+    if len == 0 {
+        return binary(
+            at * 4,
+            format!("instruction with opcode {opcode} has word count 0"),
+        );
+    }
+    binary(
+        at * 4,
+        format!(
+            "instruction with opcode {opcode} claims {len} words but only {} remain",
+            words.len() - at
+        ),
+    )
 }
 
 /// Iterates over the instructions in `words[start..end]`, which must be
@@ -243,6 +256,21 @@ impl<'w> Module<'w> {
         let mut open: Option<(u32, usize, bool)> = None;
         let mut at = HEADER_WORDS;
         while at < words.len() {
+            // Inside a function only its boundaries and labels matter: step
+            // over the other instructions once their word count is checked.
+            let first = words[at];
+            let len = (first >> 16) as usize;
+            if open.is_some()
+                && len != 0
+                && at + len <= words.len()
+                && !matches!(
+                    (first & 0xffff) as u16,
+                    OP_FUNCTION | OP_FUNCTION_END | OP_LABEL
+                )
+            {
+                at += len;
+                continue;
+            }
             let inst = inst_at(words, at)?;
             match inst.opcode {
                 OP_FUNCTION => {
@@ -374,22 +402,36 @@ pub fn check_inst_id(words: &[u32], inst: Inst, pos: usize) -> Result<()> {
 /// ending at word index `end`. Returns the string and the number of words it
 /// takes. The string must end in a NUL byte before `end`.
 pub fn literal_string(words: &[u32], at: usize, end: usize) -> Result<(String, usize)> {
-    let mut bytes = Vec::new();
-    let mut i = at;
-    while i < end {
-        for b in words[i].to_le_bytes() {
-            if b == 0 {
-                let s = String::from_utf8_lossy(&bytes).into_owned();
-                return Ok((s, i + 1 - at));
-            }
-            bytes.push(b);
-        }
-        i += 1;
+    let n = literal_string_words(words, at, end).ok_or_else(|| {
+        binary(
+            at * 4,
+            "literal string has no terminating NUL within its instruction",
+        )
+    })?;
+    let mut bytes = Vec::with_capacity(n * 4);
+    for w in &words[at..at + n] {
+        bytes.extend_from_slice(&w.to_le_bytes());
     }
-    Err(binary(
-        at * 4,
-        "literal string has no terminating NUL within its instruction",
-    ))
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.truncate(len);
+    let s = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+    Ok((s, n))
+}
+
+/// The number of words of the literal string starting at word index `at`
+/// inside an instruction ending at word index `end` (through the word with
+/// its terminating NUL byte), or `None` when no word before `end` holds a
+/// NUL. Reads no byte of the string into memory: the walkers that only
+/// skip strings call this.
+pub fn literal_string_words(words: &[u32], at: usize, end: usize) -> Option<usize> {
+    // A word has a zero byte exactly when this expression is nonzero.
+    let has_zero = |w: u32| w.wrapping_sub(0x0101_0101) & !w & 0x8080_8080 != 0;
+    words
+        .get(at..end)?
+        .iter()
+        .position(|&w| has_zero(w))
+        .map(|k| k + 1)
 }
 
 #[cfg(test)]
@@ -471,6 +513,12 @@ mod tests {
         assert!(literal_string(&w, 0, 1).is_err());
         let w = [u32::from_le_bytes(*b"abcd"), 0];
         assert_eq!(literal_string(&w, 0, 2).unwrap(), ("abcd".to_string(), 2));
+        for (word, n) in [(0u32, Some(1)), (0x0001_0101, Some(1)), (0x0101_0101, None)] {
+            assert_eq!(literal_string_words(&[word], 0, 1), n, "{word:#x}");
+        }
+        assert_eq!(literal_string_words(&w, 0, 2), Some(2));
+        assert_eq!(literal_string_words(&w, 0, 1), None);
+        assert_eq!(literal_string_words(&w, 1, 5), None);
         let w = [u32::from_le_bytes(*b"ab\0\0")];
         assert_eq!(literal_string(&w, 0, 1).unwrap(), ("ab".to_string(), 1));
     }

@@ -37,9 +37,33 @@ pub enum Role {
 #[derive(Clone, Copy)]
 struct Entry {
     grammar: &'static Instruction<'static>,
-    /// For instructions whose operands are all ids: `(has result type,
-    /// has result, number of fixed id operands after them, trailing id list)`.
-    simple: Option<(bool, bool, usize, bool)>,
+    /// For instructions whose operands are fixed ids and at most one
+    /// trailing group the walker need not be consulted for.
+    simple: Option<Simple>,
+}
+
+/// An instruction layout read without walking the grammar: an optional
+/// result type and result, `fixed` id operands, then a [`Tail`].
+#[derive(Clone, Copy)]
+struct Simple {
+    has_type: bool,
+    has_result: bool,
+    fixed: usize,
+    tail: Tail,
+}
+
+/// What may follow a [`Simple`] layout's fixed ids.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tail {
+    /// Nothing (extra words are reported as [`Role::MaybeId`]).
+    Nothing,
+    /// Any number of ids (`OpFunctionCall` arguments).
+    Ids,
+    /// Any number of id pairs (`OpPhi`): an odd count is too short.
+    IdPairs,
+    /// An optional memory-access mask with its parameters (`OpLoad`,
+    /// `OpStore`).
+    MemoryAccess,
 }
 
 /// Opcode → grammar entry, built once: an immutable lookup table.
@@ -64,8 +88,9 @@ fn entry(opcode: u16) -> Option<Entry> {
 }
 
 /// The all-ids layout of an instruction, if it has one.
-fn simple_layout(inst: &Instruction<'_>) -> Option<(bool, bool, usize, bool)> {
+fn simple_layout(inst: &Instruction<'_>) -> Option<Simple> {
     use OperandKind as K;
+    use OperandQuantifier as Q;
     let ops = inst.operands;
     let mut i = 0;
     let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
@@ -73,18 +98,29 @@ fn simple_layout(inst: &Instruction<'_>) -> Option<(bool, bool, usize, bool)> {
     let has_result = ops.get(i).is_some_and(|o| o.kind == K::IdResult);
     i += has_result as usize;
     let mut fixed = 0;
-    let mut list = false;
+    let mut tail = Tail::Nothing;
     for o in &ops[i..] {
-        if !matches!(o.kind, K::IdRef | K::IdScope | K::IdMemorySemantics) || list {
+        if tail != Tail::Nothing {
             return None;
         }
-        match o.quantifier {
-            OperandQuantifier::One => fixed += 1,
-            OperandQuantifier::ZeroOrMore => list = true,
-            OperandQuantifier::ZeroOrOne => return None,
-        }
+        let id = matches!(o.kind, K::IdRef | K::IdScope | K::IdMemorySemantics);
+        tail = match (id, o.kind, o.quantifier) {
+            (true, _, Q::One) => {
+                fixed += 1;
+                Tail::Nothing
+            }
+            (true, _, Q::ZeroOrMore) => Tail::Ids,
+            (false, K::PairIdRefIdRef, Q::ZeroOrMore) => Tail::IdPairs,
+            (false, K::MemoryAccess, Q::ZeroOrOne) => Tail::MemoryAccess,
+            _ => return None,
+        };
     }
-    Some((has_type, has_result, fixed, list))
+    Some(Simple {
+        has_type,
+        has_result,
+        fixed,
+        tail,
+    })
 }
 
 /// The core grammar's entry for an opcode, if it has one.
@@ -122,41 +158,60 @@ pub fn for_each_id(
     words: &[u32],
     at: usize,
     switch_literal_words: &dyn Fn(u32) -> usize,
-    f: &mut dyn FnMut(usize, Role),
+    mut f: impl FnMut(usize, Role),
 ) -> Result<()> {
     let opcode = (words[0] & 0xffff) as u16;
     let Some(e) = entry(opcode) else {
         (1..words.len()).for_each(|i| f(i, Role::MaybeId));
         return Ok(());
     };
-    if let Some((has_type, has_result, fixed, list)) = e.simple {
-        let head = has_type as usize + has_result as usize;
-        if words.len() < 1 + head + fixed {
-            return Err(binary(
+    if let Some(s) = e.simple {
+        let head = s.has_type as usize + s.has_result as usize;
+        let fixed_end = 1 + head + s.fixed;
+        let too_short = || {
+            binary(
                 at,
                 format!(
                     "{} has too few operands ({} words)",
                     opname(opcode),
                     words.len()
                 ),
-            ));
+            )
+        };
+        if words.len() < fixed_end {
+            return Err(too_short());
         }
-        if has_type {
+        if s.has_type {
             f(1, Role::ResultType);
         }
-        if has_result {
+        if s.has_result {
             f(head, Role::Result);
         }
-        let extra = if list { Role::Use } else { Role::MaybeId };
-        for i in 1 + head..words.len() {
-            f(
-                i,
-                if i < 1 + head + fixed {
-                    Role::Use
-                } else {
-                    extra
-                },
-            );
+        (1 + head..fixed_end).for_each(|i| f(i, Role::Use));
+        match s.tail {
+            Tail::Nothing => (fixed_end..words.len()).for_each(|i| f(i, Role::MaybeId)),
+            Tail::Ids => (fixed_end..words.len()).for_each(|i| f(i, Role::Use)),
+            Tail::IdPairs => {
+                // As the walker: every word of the pairs is reported, then
+                // a pair missing its second id is too short.
+                (fixed_end..words.len()).for_each(|i| f(i, Role::Use));
+                if (words.len() - fixed_end) % 2 == 1 {
+                    return Err(too_short());
+                }
+            }
+            Tail::MemoryAccess if fixed_end < words.len() => {
+                let mut w = Walker {
+                    words,
+                    pos: fixed_end,
+                    at,
+                    opcode,
+                    switch_literal_words,
+                    f: &mut f,
+                };
+                w.memory_access()?;
+                (w.pos..words.len()).for_each(|i| (w.f)(i, Role::MaybeId));
+            }
+            Tail::MemoryAccess => {}
         }
         return Ok(());
     }
@@ -167,7 +222,7 @@ pub fn for_each_id(
         at,
         opcode,
         switch_literal_words,
-        f,
+        f: &mut f,
     };
     w.operands(g.operands)?;
     if w.pos < words.len() {
@@ -253,8 +308,8 @@ impl Walker<'_, '_> {
             K::IdRef | K::IdMemorySemantics | K::IdScope => self.id(Role::Use),
             K::LiteralString => {
                 let end = self.words.len();
-                let (_, n) =
-                    crate::module::literal_string(self.words, self.pos, end).map_err(|_| {
+                let n = crate::module::literal_string_words(self.words, self.pos, end).ok_or_else(
+                    || {
                         binary(
                             self.at + self.pos * 4,
                             format!(
@@ -262,7 +317,8 @@ impl Walker<'_, '_> {
                                 opname(self.opcode)
                             ),
                         )
-                    })?;
+                    },
+                )?;
                 self.pos += n;
                 Ok(())
             }
@@ -474,6 +530,57 @@ mod tests {
         let mut v = Vec::new();
         for_each_id(words, 0, &|_| 1, &mut |i, r| v.push((i, r))).unwrap();
         v
+    }
+
+    /// `for_each_id` through the grammar walker only (no [`Simple`] layout).
+    fn walked(words: &[u32]) -> std::result::Result<Vec<(usize, Role)>, String> {
+        let mut v = Vec::new();
+        let opcode = (words[0] & 0xffff) as u16;
+        let mut f = |i, r| v.push((i, r));
+        let mut w = Walker {
+            words,
+            pos: 1,
+            at: 0,
+            opcode,
+            switch_literal_words: &|_| 1,
+            f: &mut f,
+        };
+        let r = w.operands(grammar(opcode).unwrap().operands);
+        let end = w.pos;
+        let r = r.map_err(|e| e.to_string());
+        (end..words.len()).for_each(|i| f(i, Role::MaybeId));
+        r.map(|()| v)
+    }
+
+    #[test]
+    fn simple_layouts_agree_with_the_walker() {
+        let head = |op: Op, n: usize| ((n as u32) << 16) | op as u32;
+        let cases: Vec<Vec<u32>> = vec![
+            vec![head(Op::Load, 4), 1, 2, 3],
+            vec![head(Op::Load, 6), 1, 2, 3, 2, 4],
+            vec![head(Op::Load, 7), 1, 2, 3, 2 | 8, 4, 9],
+            vec![head(Op::Load, 8), 1, 2, 3, 2, 4, 5, 6],
+            vec![head(Op::Store, 3), 1, 2],
+            vec![head(Op::Store, 5), 1, 2, 8, 7],
+            vec![head(Op::Phi, 7), 1, 2, 3, 4, 5, 6],
+            vec![head(Op::Phi, 3), 1, 2],
+            vec![head(Op::FunctionCall, 6), 1, 2, 3, 4, 5],
+            vec![head(Op::IAdd, 6), 1, 2, 3, 4, 5],
+        ];
+        for words in &cases {
+            assert_eq!(Ok(ids(words)), walked(words), "{words:?}");
+        }
+        // Too short alike: a phi pair without its block, an aligned load
+        // without its alignment, a store without its value.
+        for words in [
+            vec![head(Op::Phi, 6), 1, 2, 3, 4, 5],
+            vec![head(Op::Load, 5), 1, 2, 3, 2],
+            vec![head(Op::Store, 2), 1],
+        ] {
+            let fast = for_each_id(&words, 0, &|_| 1, |_, _| {}).map_err(|e| e.to_string());
+            assert!(fast.is_err(), "{words:?}");
+            assert_eq!(fast.err(), walked(&words).err(), "{words:?}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::module::{HEADER_WORDS, Module, literal_string};
+use crate::module::{HEADER_WORDS, Module, literal_string_words};
 use crate::operands::{Role, for_each_id, op, result_pos};
 
 use super::context::Context;
@@ -112,8 +112,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 }
             }
             op::EntryPoint => {
-                let (_, n) =
-                    literal_string(words, inst.at + 3, inst.end()).unwrap_or((String::new(), 0));
+                let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
                 let head = &w[..3 + n];
                 let iface: Vec<u32> = w[3 + n..]
                     .iter()

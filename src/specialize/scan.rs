@@ -64,6 +64,11 @@ pub fn scan_function(
     let w = m.words;
     for inst in insts(w, f.start, f.end) {
         let words = &w[inst.at..inst.end()];
+        // Most instructions hold none of the ids of interest: one bit test
+        // per word and on to the next. A call always records its callee.
+        if inst.opcode != op::FunctionCall && !interest.any.any_in(words.get(1..).unwrap_or(&[])) {
+            continue;
+        }
         let callee_pos = (inst.opcode == op::FunctionCall && words.len() >= 4).then_some(3);
         if let Some(p) = callee_pos {
             facts.callees.push(words[p]);
@@ -81,13 +86,18 @@ pub fn scan_function(
         if fn_hit || watch_hit {
             // Decode precisely: a hit may be a literal (`Aligned 32`), not
             // an id operand.
-            for_each_read(words, inst.byte_offset(), &mut |pos, role| {
+            for_each_read(words, inst.byte_offset(), |pos, role| {
                 let x = words[pos];
                 let reads = matches!(role, Role::Use | Role::MaybeId);
                 if reads && Some(pos) != callee_pos && interest.functions.contains(x) {
                     facts.fn_refs.push(x);
                 }
-                if (reads || role == Role::ResultType) && interest.watch.contains(x) {
+                // (Sorted and deduplicated at the end; a repeat of the last
+                // one, as a type used by a run of instructions, is skipped.)
+                if (reads || role == Role::ResultType)
+                    && interest.watch.contains(x)
+                    && facts.watched.last() != Some(&x)
+                {
                     facts.watched.push(x);
                 }
             })?;
@@ -108,7 +118,7 @@ pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
         if !watch.any_in(&iw[1..]) {
             continue;
         }
-        for_each_read(iw, inst.byte_offset(), &mut |pos, role| {
+        for_each_read(iw, inst.byte_offset(), |pos, role| {
             if role != Role::Result && watch.contains(iw[pos]) {
                 out.push(iw[pos]);
             }
@@ -123,7 +133,7 @@ pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
 /// values: an `OpSwitch`'s case literals are as wide as its selector's
 /// type, so only its selector is reported (its other ids are labels, neither
 /// functions nor table ids).
-fn for_each_read(words: &[u32], at: usize, f: &mut dyn FnMut(usize, Role)) -> Result<()> {
+fn for_each_read(words: &[u32], at: usize, mut f: impl FnMut(usize, Role)) -> Result<()> {
     if (words[0] & 0xffff) as u16 == op::Switch {
         if words.len() > 1 {
             f(1, Role::Use);

@@ -14,6 +14,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
+use crate::idset::IdSet;
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
@@ -30,7 +31,8 @@ pub fn liveness_roots<'c>(
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let called: HashSet<u32> = all.iter().flat_map(|&f| callees(f)).copied().collect();
+    let mut called: HashSet<u32> = HashSet::with_capacity_and_hasher(all.len(), Default::default());
+    called.extend(all.iter().flat_map(|&f| callees(f)).copied());
     let mut roots: Vec<u32> = entry_or_exported
         .chain(referenced)
         .chain(all.iter().copied().filter(|f| !called.contains(f)))
@@ -121,8 +123,8 @@ fn reach<'c>(
     starts: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> HashSet<u32> {
-    let mut seen: HashSet<u32> = HashSet::default();
     let mut stack: Vec<u32> = starts.collect();
+    let mut seen: HashSet<u32> = HashSet::with_capacity_and_hasher(stack.len(), Default::default());
     while let Some(f) = stack.pop() {
         if seen.insert(f) {
             stack.extend(callees(f).iter().copied());
@@ -171,10 +173,15 @@ pub struct TableReaders {
 
 /// Finds the module-scope readers of `closure`.
 pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
-    let candidates: HashSet<u32> = closure.iter().copied().collect();
+    let candidates = IdSet::new(closure.iter().copied(), m.words.len());
     let mut r = TableReaders::default();
     for &inst in &m.globals {
         let w = m.inst_words(inst);
+        // Only an instruction with a closure id among its words can read
+        // one: the others are not decoded.
+        if !candidates.any_in(&w[1..]) {
+            continue;
+        }
         let annotation = crate::specialize::emit::is_annotation(inst.opcode);
         let result = if annotation {
             w.get(1).copied()
@@ -184,7 +191,7 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
-                && candidates.contains(&w[pos])
+                && candidates.contains(w[pos])
             {
                 match result {
                     Some(res) => r.by_result.entry(w[pos]).or_default().push(res),

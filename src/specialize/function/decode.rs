@@ -1,13 +1,14 @@
 //! The function as the rewrite sees it: its instructions, the id operands of
 //! each, its blocks with their successors (checked to be blocks of the
-//! function), the definitions and the users of every id.
+//! function), the definitions of its ids and the users of the ids the
+//! lattice and the chain follow.
 
 use crate::error::{Error, Result};
-use crate::fastmap::Map as HashMap;
 use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};
 use crate::operands::{Role, for_each_id, op, result_pos};
 
 use super::super::context::Context;
+use super::local_ids::{LocalMap, Window};
 
 /// A block: its label and the instructions after the label.
 pub(super) struct Block {
@@ -27,7 +28,7 @@ pub(super) struct Func<'m> {
     pub(super) id_list: Vec<(u32, Role)>,
     pub(super) id_start: Vec<u32>,
     pub(super) blocks: Vec<Block>,
-    pub(super) block_of_label: HashMap<u32, usize>,
+    pub(super) block_of_label: LocalMap,
     /// Successor blocks of every block, back to back;
     /// `succ_start[b]..succ_start[b + 1]` are block `b`'s.
     pub(super) succ_list: Vec<usize>,
@@ -35,10 +36,12 @@ pub(super) struct Func<'m> {
     /// Block index of each instruction (usize::MAX before the first label).
     pub(super) block_of_inst: Vec<usize>,
     /// Defining instruction index of each local result id.
-    pub(super) def: HashMap<u32, usize>,
-    /// Instructions using each local or global id.
-    /// `(id, instruction)` for every use, sorted: the users of an id are
-    /// one contiguous run.
+    pub(super) def: LocalMap,
+    /// Instructions using the ids that [`Func::users`] may be asked about:
+    /// the results of the instructions the lattice tracks (`OpPhi`,
+    /// `OpSelect`, logic ops) and the module's chain ids (`Context::is_chain`).
+    /// `(id, instruction)` for every use of such an id, sorted: the users of
+    /// an id are one contiguous run.
     pub(super) uses: Vec<(u32, u32)>,
 }
 
@@ -79,17 +82,20 @@ impl<'m> Func<'m> {
         fname: &str,
     ) -> Result<Self> {
         let words = m.words;
-        let list: Vec<Inst> = insts(words, start, end).collect();
+        // Sized for the usual 3–4 words per instruction: one allocation.
+        let mut list: Vec<Inst> = Vec::with_capacity((end - start) / 3 + 1);
+        list.extend(insts(words, start, end));
+        let results = Results::find(words, &list);
         let mut f = Func {
             words,
             id_list: Vec::with_capacity(list.len() * 3),
             id_start: Vec::with_capacity(list.len() + 1),
-            blocks: Vec::new(),
-            block_of_label: HashMap::default(),
-            succ_list: Vec::new(),
-            succ_start: Vec::new(),
+            blocks: Vec::with_capacity(results.labels),
+            block_of_label: LocalMap::new(results.window),
+            succ_list: Vec::with_capacity(results.labels * 2),
+            succ_start: Vec::with_capacity(results.labels + 1),
             block_of_inst: Vec::with_capacity(list.len()),
-            def: HashMap::default(),
+            def: LocalMap::new(results.window),
             uses: Vec::new(),
             insts: list,
         };
@@ -149,7 +155,11 @@ impl<'m> Func<'m> {
                         f.def.insert(id, i);
                     }
                     Role::ResultType => {}
-                    Role::Use | Role::MaybeId => f.uses.push((id, i as u32)),
+                    Role::Use | Role::MaybeId => {
+                        if results.followed(id) || ctx.is_chain(id) {
+                            f.uses.push((id, i as u32));
+                        }
+                    }
                 }
             }
         }
@@ -248,6 +258,64 @@ impl<'m> Func<'m> {
     /// Successor blocks of block `b`, in terminator order.
     pub(super) fn successors(&self, b: usize) -> &[usize] {
         &self.succ_list[self.succ_start[b] as usize..self.succ_start[b + 1] as usize]
+    }
+}
+
+/// What a pre-pass over a function's result words finds: the window of
+/// ids it defines, which of them the lattice tracks, and its block count.
+struct Results {
+    window: Window,
+    /// Per id of `window`: the result of an `OpPhi`, `OpSelect` or logic op.
+    tracked: Vec<bool>,
+    labels: usize,
+}
+
+impl Results {
+    /// Scans the result words of `list`.
+    fn find(words: &[u32], list: &[Inst]) -> Results {
+        let (mut lo, mut hi, mut labels) = (u32::MAX, 0u32, 0usize);
+        for inst in list {
+            labels += usize::from(inst.opcode == op::Label);
+            // The function's own id is numbered with the module's functions,
+            // far from its body's ids: leave it to the hash map.
+            if inst.opcode == op::Function {
+                continue;
+            }
+            if let Some(p) = result_pos(inst.opcode).filter(|&p| p < inst.len) {
+                let id = words[inst.at + p];
+                lo = lo.min(id);
+                hi = hi.max(id);
+            }
+        }
+        let window = Window::new(lo, hi, list.len());
+        let mut tracked = vec![false; window.len()];
+        for inst in list {
+            if Self::is_tracked(inst.opcode)
+                && inst.len >= 3
+                && let Some(k) = window.slot(words[inst.at + 2])
+            {
+                tracked[k] = true;
+            }
+        }
+        Results {
+            window,
+            tracked,
+            labels,
+        }
+    }
+
+    /// True for the instructions whose result the lattice tracks.
+    fn is_tracked(opcode: u16) -> bool {
+        opcode == op::Phi || opcode == op::Select || is_logic(opcode)
+    }
+
+    /// True when the users of `id` may be asked for: a tracked result, or
+    /// any id when the window is empty (nothing is known).
+    fn followed(&self, id: u32) -> bool {
+        if self.window.is_empty() {
+            return true;
+        }
+        self.window.slot(id).is_some_and(|k| self.tracked[k])
     }
 }
 

@@ -29,6 +29,7 @@
 //! this file (the rewrite that uses them).
 
 mod decode;
+mod local_ids;
 mod order;
 mod sccp;
 
@@ -98,12 +99,12 @@ pub fn rewrite(
     let mut s = Sccp {
         f: &f,
         ctx,
-        lat: HashMap::default(),
+        lat: HashMap::with_capacity_and_hasher(n, Default::default()),
         exec_block: vec![false; n],
         exec_edge: vec![false; f.succ_list.len()],
         block_wl: Vec::new(),
         value_wl: Vec::new(),
-        decided: HashMap::default(),
+        decided: HashMap::with_capacity_and_hasher(n, Default::default()),
         fname,
     };
     s.run()?;
@@ -118,7 +119,8 @@ pub fn rewrite(
     let chain = local_chain(&f, ctx);
 
     // What replaces each deleted value.
-    let mut subst: HashMap<u32, Val> = HashMap::default();
+    let mut subst: HashMap<u32, Val> =
+        HashMap::with_capacity_and_hasher(lat.len(), Default::default());
     for (&id, &v) in &lat {
         let i = f.def[&id];
         let b = f.block_of_inst[i];
@@ -137,7 +139,8 @@ pub fn rewrite(
     }
 
     // Merge instructions and the blocks they keep alive.
-    let mut merge_action: HashMap<usize, MergeAction> = HashMap::default();
+    let mut merge_action: HashMap<usize, MergeAction> =
+        HashMap::with_capacity_and_hasher(n, Default::default());
     let mut preds: Option<Vec<Vec<usize>>> = None;
     let mut stubs: HashSet<usize> = HashSet::default();
     for b in 0..n {

@@ -13,9 +13,11 @@ pub(super) fn dominance_order(
     live: &[bool],
     decided: &HashMap<usize, usize>,
 ) -> Vec<usize> {
-    let mut index: HashMap<usize, usize> = HashMap::default();
+    // Position in `kept` of each block of the function (`usize::MAX`: not
+    // kept).
+    let mut index = vec![usize::MAX; f.blocks.len()];
     for (k, &b) in kept.iter().enumerate() {
-        index.insert(b, k);
+        index[b] = k;
     }
     let mut succ: Vec<Vec<usize>> = vec![Vec::new(); kept.len()];
     for (k, &b) in kept.iter().enumerate() {
@@ -23,10 +25,15 @@ pub(super) fn dominance_order(
             continue;
         }
         let targets = match decided.get(&b) {
-            Some(&d) => vec![d],
-            None => f.successors(b).to_vec(),
+            Some(d) => std::slice::from_ref(d),
+            None => f.successors(b),
         };
-        succ[k].extend(targets.iter().filter_map(|t| index.get(t).copied()));
+        succ[k].extend(
+            targets
+                .iter()
+                .map(|&t| index[t])
+                .filter(|&k| k != usize::MAX),
+        );
     }
     let idom = immediate_dominators(&succ);
     // Walk the input order; a block whose dominator is not placed yet waits

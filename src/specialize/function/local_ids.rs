@@ -1,0 +1,129 @@
+//! Maps keyed by a function's own result ids, without hashing.
+//!
+//! A producer numbers a function's results in one run, so the ids a
+//! function defines fill a narrow window `[lo, lo + len)` of the id space.
+//! [`LocalMap`] keeps one slot per id of that window (found by a pre-pass
+//! over the function's result words) and sends any key outside it to a
+//! hash map, so a hostile numbering costs speed, never correctness or
+//! memory beyond a small multiple of the function's size.
+
+use crate::fastmap::Map as HashMap;
+
+/// The ids a function's instructions may define, as a window of the id
+/// space; empty when the ids are too spread out for one slot per id.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Window {
+    lo: u32,
+    len: usize,
+}
+
+impl Window {
+    /// The window spanning `lo..=hi`, or an empty one when that is more
+    /// than a few slots per instruction (`insts`).
+    pub(super) fn new(lo: u32, hi: u32, insts: usize) -> Window {
+        if lo > hi {
+            return Window::default();
+        }
+        let len = (hi - lo) as usize + 1;
+        if len > insts.saturating_mul(8).saturating_add(1024) {
+            return Window::default();
+        }
+        Window { lo, len }
+    }
+
+    /// The number of ids in the window.
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when the window holds no id (every key goes to the hash map).
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The slot of `id`, when it is in the window.
+    #[inline]
+    pub(super) fn slot(&self, id: u32) -> Option<usize> {
+        let k = id.wrapping_sub(self.lo) as usize;
+        (k < self.len).then_some(k)
+    }
+}
+
+/// A map from ids to indices (`usize`), dense over a [`Window`].
+pub(super) struct LocalMap {
+    window: Window,
+    /// `usize::MAX` marks an empty slot.
+    slots: Vec<usize>,
+    outside: HashMap<u32, usize>,
+}
+
+impl LocalMap {
+    /// An empty map with one slot per id of `window`.
+    pub(super) fn new(window: Window) -> LocalMap {
+        LocalMap {
+            window,
+            slots: vec![usize::MAX; window.len],
+            outside: HashMap::default(),
+        }
+    }
+
+    /// Sets `id`'s value; returns the value it had.
+    pub(super) fn insert(&mut self, id: u32, value: usize) -> Option<usize> {
+        match self.window.slot(id) {
+            Some(k) => {
+                let old = std::mem::replace(&mut self.slots[k], value);
+                (old != usize::MAX).then_some(old)
+            }
+            None => self.outside.insert(id, value),
+        }
+    }
+
+    /// The value of `id`.
+    #[inline]
+    pub(super) fn get(&self, id: &u32) -> Option<&usize> {
+        match self.window.slot(*id) {
+            Some(k) => Some(&self.slots[k]).filter(|v| **v != usize::MAX),
+            None => self.outside.get(id),
+        }
+    }
+
+    /// True when `id` has a value.
+    pub(super) fn contains_key(&self, id: &u32) -> bool {
+        self.get(id).is_some()
+    }
+}
+
+impl std::ops::Index<&u32> for LocalMap {
+    type Output = usize;
+
+    fn index(&self, id: &u32) -> &usize {
+        self.get(id).expect("id has no entry in the local map")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{LocalMap, Window};
+
+    #[test]
+    fn inside_and_outside_the_window_agree() {
+        let mut m = LocalMap::new(Window::new(10, 20, 4));
+        assert_eq!(m.insert(10, 1), None);
+        assert_eq!(m.insert(20, 2), None);
+        assert_eq!(m.insert(5, 3), None);
+        assert_eq!(m.insert(u32::MAX, 4), None);
+        assert_eq!(m.insert(10, 5), Some(1));
+        assert_eq!(m.get(&10), Some(&5));
+        assert_eq!(m.get(&20), Some(&2));
+        assert_eq!(m.get(&5), Some(&3));
+        assert_eq!(m[&u32::MAX], 4);
+        assert!(!m.contains_key(&11) && !m.contains_key(&21) && !m.contains_key(&0));
+    }
+
+    #[test]
+    fn spread_ids_use_no_window() {
+        assert!(Window::new(1, 1 << 30, 10).is_empty());
+        assert!(Window::new(5, 4, 10).is_empty());
+        assert_eq!(Window::new(7, 7, 0).slot(7), Some(0));
+    }
+}

@@ -38,11 +38,13 @@ if ! grep -q '^sha2 = ' <(sed -n '/^\[dev-dependencies\]/,/^\[/p' "$tree/Cargo.t
     sed -i '/^\[dev-dependencies\]/a sha2 = "0.11.1"' "$tree/Cargo.toml"
 fi
 mkdir -p "$(dirname "$out")"
+# A target directory of its own: build scripts compiled in the temporary
+# worktree carry its path, which must not end up in this checkout's builds.
 (
     cd "$tree"
     RSPV_DIFFERENTIAL_WRITE="$out" \
         RSPV_DIFFERENTIAL_BASE="$commit ($rev)" \
-        CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/target}" \
+        CARGO_TARGET_DIR="$here/target/differential-base" \
         cargo test --release --test differential -- --nocapture
 )
 echo "wrote $out ($(grep -vc '^#' "$out") lines) from $commit ($rev)"

@@ -31,6 +31,8 @@ fi
 cargo "+$tc" fuzz --version
 
 start=$SECONDS
+# run.sh adds the LeakSanitizer suppressions of lsan.supp (glibc's and std's
+# thread-exit records only) to LSAN_OPTIONS: real leaks still fail this step.
 # A fixed seed and run count make the CI run repeatable: the same commit
 # mutates the same inputs in the same order, so a green run here is green in
 # CI, and a red one names a real, reproducible crash. The time limit only

@@ -7,8 +7,9 @@
 #   fuzz/run.sh [SECONDS] [TARGET...]
 #
 # Environment: FUZZ_TOOLCHAIN (default nightly), FUZZ_ARGS (extra libFuzzer
-# flags). Logs go to fuzz/logs/<target>.log, artifacts to
-# fuzz/artifacts/<target>/, the growing corpus to fuzz/corpus/<target>/.
+# flags), LSAN_OPTIONS (kept; lsan.supp's suppressions are added to it).
+# Logs go to fuzz/logs/<target>.log, artifacts to fuzz/artifacts/<target>/,
+# the growing corpus to fuzz/corpus/<target>/.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here"
@@ -19,6 +20,10 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(read inspect specialize container)
 tc="${FUZZ_TOOLCHAIN:-nightly}"
 fuzz=(cargo "+$tc" fuzz)
+# LeakSanitizer ignores exactly the thread-exit records named in
+# lsan.supp (glibc's and std's, not leaks of ours); every other leak is
+# still reported.
+export LSAN_OPTIONS="suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 
 list_artifacts() { # the crash/timeout/OOM/leak files of one target, sorted
     find "$here/artifacts/$1" -maxdepth 1 -type f \
@@ -58,7 +63,7 @@ for t in "${targets[@]}"; do
     if [ -n "$added" ]; then
         while IFS= read -r a; do new_artifacts+=("$a"); done <<<"$added"
         echo "  $t: FOUND artifact(s); the failure:" >&2
-        grep -E -m 3 -A 3 "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer" "$log" | sed 's/^/    /' >&2
+        grep -E -m 3 -A 3 "panicked at|ERROR: libFuzzer|ERROR: AddressSanitizer|ERROR: LeakSanitizer" "$log" | sed 's/^/    /' >&2
         status=1
     elif [ "$rc" -ne 0 ]; then
         echo "  $t: cargo fuzz run exited $rc without an artifact; see $log" >&2

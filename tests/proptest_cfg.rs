@@ -20,6 +20,15 @@
 //! predicate table, and pass `spirv-val` (where it accepts the input; the
 //! cases' outputs are collected and validated in parallel batches after the
 //! property has run, within a time budget a fast validator never reaches).
+//!
+//! An independent oracle, petgraph, checks the core's reachability and
+//! dominator code: inputs laid out in a random order valid for their own
+//! dominator tree; the output's blocks are exactly those petgraph finds
+//! reachable in the folded CFG, its edges are the folded CFG's, and its
+//! layout is the one the core's rule (input order, each block right after
+//! its immediate dominator if that comes later) gives with petgraph's
+//! immediate dominators of the output CFG, so every block follows its
+//! immediate dominator.
 
 mod common;
 mod kasm;
@@ -29,6 +38,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use kasm::{Kernel, inst};
+use petgraph::algo::dominators::simple_fast;
+use petgraph::graph::{DiGraph, NodeIndex};
+use petgraph::visit::Dfs;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestRunner;
@@ -312,6 +324,13 @@ fn case() -> impl Strategy<Value = Case> {
 /// The module of a case: `void k(uint x)`, blocks as lowered, block i
 /// calling the import `b<i>`.
 fn assemble(case: &Case, cfg: &Cfg) -> Vec<u8> {
+    let order: Vec<usize> = (0..cfg.blocks.len()).collect();
+    assemble_in_order(case, cfg, &order)
+}
+
+/// [`assemble`] with the blocks laid out in `order` (a permutation of the
+/// blocks, entry first).
+fn assemble_in_order(case: &Case, cfg: &Cfg, order: &[usize]) -> Vec<u8> {
     let entries: Vec<(&str, u32)> = case.entries.iter().map(|(n, i)| (n.as_str(), *i)).collect();
     let mut k = Kernel::new(&entries, &case.sites);
     let imports: Vec<u32> = (0..cfg.blocks.len())
@@ -324,7 +343,8 @@ fn assemble(case: &Case, cfg: &Cfg) -> Vec<u8> {
     let mut w = Vec::new();
     inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn_uint]);
     inst(&mut w, Op::FunctionParameter, &[k.uint, x]);
-    for (b, block) in cfg.blocks.iter().enumerate() {
+    for &b in order {
+        let block = &cfg.blocks[b];
         inst(&mut w, Op::Label, &[labels[b]]);
         if !block.phi.is_empty() {
             let r = k.id();
@@ -632,6 +652,360 @@ fn the_reference_on_a_fixed_case() {
             input: &bytes,
             output: out,
             what: format!("fixed case: {t}"),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
+}
+
+// ---------------------------------------------------------------------------
+// petgraph oracle: reachability, dominators and block layout
+
+/// The CFG of a case as petgraph sees it: one node per block (node `i` is
+/// block `i`), the edges each branch takes; with `site_values`, decided
+/// conditions keep only their taken edge (the folded CFG).
+fn petgraph_cfg(cfg: &Cfg, site_values: Option<&[bool]>) -> DiGraph<(), ()> {
+    let mut g = DiGraph::new();
+    for _ in &cfg.blocks {
+        g.add_node(());
+    }
+    let n = |b: usize| NodeIndex::new(b);
+    for (b, block) in cfg.blocks.iter().enumerate() {
+        match &block.term {
+            Term::Branch(t) => {
+                g.add_edge(n(b), n(*t), ());
+            }
+            Term::Conditional(c, t, f) => match site_values.and_then(|v| c.eval(v)) {
+                Some(true) => {
+                    g.add_edge(n(b), n(*t), ());
+                }
+                Some(false) => {
+                    g.add_edge(n(b), n(*f), ());
+                }
+                None => {
+                    g.add_edge(n(b), n(*t), ());
+                    g.add_edge(n(b), n(*f), ());
+                }
+            },
+            Term::Return | Term::Open => {}
+        }
+    }
+    g
+}
+
+/// The nodes petgraph reaches from node 0.
+fn petgraph_reachable<N, E>(g: &DiGraph<N, E>) -> BTreeSet<usize> {
+    let mut dfs = Dfs::new(g, NodeIndex::new(0));
+    let mut seen = BTreeSet::new();
+    while let Some(v) = dfs.next(g) {
+        seen.insert(v.index());
+    }
+    seen
+}
+
+/// A random block order of `cfg` (entry first) in which every block comes
+/// after its immediate dominator (petgraph's), as SPIR-V requires: each
+/// step places one of the blocks whose dominator is placed, chosen by
+/// `picks`.
+fn random_layout(cfg: &Cfg, picks: &[Index]) -> Vec<usize> {
+    let g = petgraph_cfg(cfg, None);
+    let dom = simple_fast(&g, NodeIndex::new(0));
+    let mut order = vec![0];
+    let mut ready: Vec<usize> = Vec::new();
+    let children = |d: usize, ready: &mut Vec<usize>| {
+        ready.extend(
+            (1..cfg.blocks.len())
+                .filter(|&b| dom.immediate_dominator(NodeIndex::new(b)) == Some(NodeIndex::new(d))),
+        )
+    };
+    children(0, &mut ready);
+    let mut step = 0;
+    while !ready.is_empty() {
+        let i = picks[step % picks.len()].index(ready.len());
+        step += 1;
+        let b = ready.remove(i);
+        order.push(b);
+        children(b, &mut ready);
+    }
+    assert_eq!(
+        order.len(),
+        cfg.blocks.len(),
+        "every lowered block is reachable"
+    );
+    order
+}
+
+/// The function of an output module as blocks: each block's case block
+/// (from the `b<i>` it calls), in output order, and the edges between them.
+#[derive(Debug)]
+struct OutputCfg {
+    order: Vec<usize>,
+    edges: BTreeSet<(usize, usize)>,
+}
+
+impl OutputCfg {
+    fn parse(out: &[u8]) -> Result<OutputCfg, String> {
+        let w = kasm::words(out);
+        let mut names: BTreeMap<u32, String> = BTreeMap::new();
+        let mut labels: Vec<u32> = Vec::new();
+        let mut block_of_label: BTreeMap<u32, usize> = BTreeMap::new();
+        let mut label_edges: Vec<(u32, u32)> = Vec::new();
+        for (_, op, iw) in kasm::instructions(&w) {
+            let current = labels.last().copied();
+            match op {
+                x if x == Op::Name as u32 => {
+                    names.insert(iw[1], kasm::literal(&iw[2..]));
+                }
+                x if x == Op::Label as u32 => labels.push(iw[1]),
+                x if x == Op::FunctionCall as u32 => {
+                    let label = current.ok_or("a call outside a block")?;
+                    let name = names
+                        .get(&iw[3])
+                        .ok_or(format!("call of unnamed %{}", iw[3]))?;
+                    let b: usize = name
+                        .strip_prefix('b')
+                        .and_then(|i| i.parse().ok())
+                        .ok_or(format!("call of `{name}`"))?;
+                    if block_of_label.insert(label, b).is_some() {
+                        return Err(format!("block %{label} calls two imports"));
+                    }
+                }
+                x if x == Op::Branch as u32 => {
+                    label_edges.push((current.ok_or("a branch outside a block")?, iw[1]));
+                }
+                x if x == Op::BranchConditional as u32 => {
+                    let from = current.ok_or("a branch outside a block")?;
+                    label_edges.push((from, iw[2]));
+                    label_edges.push((from, iw[3]));
+                }
+                x if x == Op::Switch as u32 => return Err("an OpSwitch".into()),
+                _ => {}
+            }
+        }
+        let block = |l: &u32| {
+            block_of_label
+                .get(l)
+                .copied()
+                .ok_or(format!("block %{l} calls no import"))
+        };
+        Ok(OutputCfg {
+            order: labels.iter().map(block).collect::<Result<_, _>>()?,
+            edges: label_edges
+                .iter()
+                .map(|(a, b)| Ok((block(a)?, block(b)?)))
+                .collect::<Result<_, String>>()?,
+        })
+    }
+}
+
+/// The layout rule of the core's block ordering, with petgraph's immediate
+/// dominators of the output CFG: walk the kept blocks in input order; a
+/// block whose immediate dominator is not placed yet waits for it and is
+/// placed (with its own waiters, in input order) right after it.
+fn expected_layout(kept_in_input_order: &[usize], edges: &BTreeSet<(usize, usize)>) -> Vec<usize> {
+    let pos: BTreeMap<usize, usize> = kept_in_input_order
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
+    let mut g: DiGraph<(), ()> = DiGraph::new();
+    for _ in kept_in_input_order {
+        g.add_node(());
+    }
+    for (a, b) in edges {
+        g.add_edge(NodeIndex::new(pos[a]), NodeIndex::new(pos[b]), ());
+    }
+    let dom = simple_fast(&g, NodeIndex::new(0));
+    let n = kept_in_input_order.len();
+    let mut placed = vec![false; n];
+    let mut waiters: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut order = Vec::with_capacity(n);
+    for k in 0..n {
+        if let Some(d) = dom
+            .immediate_dominator(NodeIndex::new(k))
+            .map(|d| d.index())
+            && !placed[d]
+        {
+            waiters[d].push(k);
+            continue;
+        }
+        let mut stack = vec![k];
+        while let Some(b) = stack.pop() {
+            order.push(kept_in_input_order[b]);
+            placed[b] = true;
+            stack.extend(std::mem::take(&mut waiters[b]).into_iter().rev());
+        }
+    }
+    order
+}
+
+/// Checks one output's CFG against petgraph: `input_order` is the input's
+/// block layout, `site_values` the target's predicate values.
+fn check_with_petgraph(
+    out: &[u8],
+    cfg: &Cfg,
+    input_order: &[usize],
+    site_values: &[bool],
+    what: &str,
+) -> Result<(), TestCaseError> {
+    let folded = petgraph_cfg(cfg, Some(site_values));
+    let reachable = petgraph_reachable(&folded);
+    let got = OutputCfg::parse(out).map_err(|e| TestCaseError::fail(format!("{what}: {e}")))?;
+    let kept: BTreeSet<usize> = got.order.iter().copied().collect();
+    prop_assert_eq!(
+        kept.len(),
+        got.order.len(),
+        "{}: a block appears twice",
+        what
+    );
+    prop_assert_eq!(
+        &kept,
+        &reachable,
+        "{}: kept blocks differ from petgraph's reachable set of the folded CFG",
+        what
+    );
+    let folded_edges: BTreeSet<(usize, usize)> = folded
+        .raw_edges()
+        .iter()
+        .map(|e| (e.source().index(), e.target().index()))
+        .filter(|(a, _)| reachable.contains(a))
+        .collect();
+    prop_assert_eq!(
+        &got.edges,
+        &folded_edges,
+        "{}: output edges differ from the folded CFG",
+        what
+    );
+    // The output's own CFG: all reachable from its first block, each
+    // block after its immediate dominator.
+    prop_assert_eq!(
+        got.order.first(),
+        Some(&0),
+        "{}: the entry is not first",
+        what
+    );
+    let pos: BTreeMap<usize, usize> = got.order.iter().enumerate().map(|(k, &b)| (b, k)).collect();
+    let mut g: DiGraph<(), ()> = DiGraph::new();
+    for _ in &got.order {
+        g.add_node(());
+    }
+    for (a, b) in &got.edges {
+        g.add_edge(NodeIndex::new(pos[a]), NodeIndex::new(pos[b]), ());
+    }
+    prop_assert_eq!(
+        petgraph_reachable(&g).len(),
+        got.order.len(),
+        "{}: the output keeps blocks its entry does not reach",
+        what
+    );
+    let dom = simple_fast(&g, NodeIndex::new(0));
+    for k in 1..got.order.len() {
+        let d = dom
+            .immediate_dominator(NodeIndex::new(k))
+            .map(|d| d.index());
+        prop_assert!(
+            d.is_some_and(|d| d < k),
+            "{}: block b{} comes before its immediate dominator {:?} (layout {:?})",
+            what,
+            got.order[k],
+            d.map(|d| got.order[d]),
+            got.order
+        );
+    }
+    let kept_in_input_order: Vec<usize> = input_order
+        .iter()
+        .copied()
+        .filter(|b| kept.contains(b))
+        .collect();
+    prop_assert_eq!(
+        &got.order,
+        &expected_layout(&kept_in_input_order, &got.edges),
+        "{}: the layout is not the dominator-order rule's (input order {:?})",
+        what,
+        input_order
+    );
+    Ok(())
+}
+
+/// Inputs in a random valid layout, every target: reachability, edges and
+/// layout of each output against petgraph.
+#[test]
+fn reachability_and_dominators_match_petgraph() {
+    run_property(
+        "reachability_and_dominators_match_petgraph",
+        48,
+        (case(), prop::collection::vec(any::<Index>(), 1..32)),
+        |(case, picks), made| {
+            let cfg = Cfg::lower(&case.program);
+            let order = random_layout(&cfg, &picks);
+            let bytes = assemble_in_order(&case, &cfg, &order);
+            let targets = all_targets();
+            let outs = specialize_many(&bytes, &targets, &Options::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            let mut distinct: BTreeSet<Vec<u8>> = BTreeSet::new();
+            for (t, o) in targets.iter().zip(outs) {
+                let out = o
+                    .map_err(|e| TestCaseError::fail(format!("{}: {e}", t.id())))?
+                    .bytes();
+                let what = format!("{} ({} blocks, layout {order:?})", t.id(), cfg.blocks.len());
+                check_with_petgraph(&out, &cfg, &order, &site_values(&case, t), &what)?;
+                if distinct.insert(out.clone()) {
+                    made.lock().unwrap().push((bytes.clone(), out, what));
+                }
+            }
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn petgraph_oracle_on_a_join_that_moves() {
+    // if (is.gfx942) { b1 -> b2 } else { b3 -> b4 }; join b5 — laid out
+    // 0 1 2 5 3 4 (valid: b0 dominates the join). On gfx950 the true arm
+    // goes, b4 becomes the join's dominator, and the join must move after it.
+    let case = Case {
+        entries: vec![("is.gfx942".into(), 0)],
+        sites: vec![0],
+        program: Node::If(
+            Cond::Site(0),
+            Box::new(Node::Leaf),
+            Some(Box::new(Node::Leaf)),
+        ),
+    };
+    let cfg = Cfg::lower(&case.program);
+    assert_eq!(cfg.blocks.len(), 6);
+    let order = [0, 1, 2, 5, 3, 4];
+    let dom = simple_fast(&petgraph_cfg(&cfg, None), NodeIndex::new(0));
+    let at = |b: usize| order.iter().position(|&o| o == b).unwrap();
+    for b in 1..cfg.blocks.len() {
+        let d = dom.immediate_dominator(NodeIndex::new(b)).unwrap().index();
+        assert!(at(d) < at(b), "b{b} laid out before its dominator b{d}");
+    }
+    let bytes = assemble_in_order(&case, &cfg, &order);
+    let t = tables();
+    let mut outputs = Vec::new();
+    for (target, layout) in [("gfx942", vec![0, 1, 2, 5]), ("gfx950", vec![0, 3, 4, 5])] {
+        let target = t.target(target).unwrap();
+        let out = specialize(&bytes, &target, &Options::default())
+            .unwrap()
+            .bytes();
+        let got = OutputCfg::parse(&out).unwrap();
+        assert_eq!(got.order, layout, "{}", target.id());
+        check_with_petgraph(
+            &out,
+            &cfg,
+            &order,
+            &site_values(&case, &target),
+            target.id(),
+        )
+        .unwrap();
+        outputs.push((target.id().to_string(), out));
+    }
+    let made: Vec<common::Made> = outputs
+        .iter()
+        .map(|(t, out)| common::Made {
+            input: &bytes,
+            output: out,
+            what: format!("join that moves: {t}"),
         })
         .collect();
     common::assert_outputs_valid(&made);

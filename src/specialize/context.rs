@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idset::IdSet;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, op};
+use crate::operands::{Role, for_each_id, names_an_id, op};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
@@ -61,19 +61,6 @@ pub struct Context<'a> {
     /// value: the only ones the chain walk and the rewrite look at. The same
     /// for every set of values, so later contexts reuse the first one's.
     pub readers: Vec<usize>,
-}
-
-/// Names and decorations: they read no value, they go with what they name.
-fn names_an_id(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::Name
-            | op::MemberName
-            | op::Decorate
-            | op::MemberDecorate
-            | op::DecorateString
-            | op::MemberDecorateString
-    )
 }
 
 impl<'a> Context<'a> {

@@ -34,7 +34,7 @@ mod order;
 mod sccp;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
-use crate::module::{Inst, Module};
+use crate::module::{Inst, Module, push_inst};
 use crate::operands::{Role, op, result_pos};
 
 use super::context::{Context, Val};
@@ -217,7 +217,7 @@ pub fn rewrite(
         let blk = &f.blocks[b];
         words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
         if stubs.contains(&b) {
-            words.extend_from_slice(&[(1 << 16) | op::Unreachable as u32]);
+            push_inst(&mut words, op::Unreachable, []);
             continue;
         }
         for i in blk.first..blk.end {
@@ -228,7 +228,7 @@ pub fn rewrite(
                     MergeAction::Keep => emit_substituted(&f, i, &subst, ctx, &mut words),
                     MergeAction::Drop => {}
                     MergeAction::ToSelection => {
-                        words.extend_from_slice(&[(3 << 16) | op::SelectionMerge as u32, w[1], 0])
+                        push_inst(&mut words, op::SelectionMerge, [w[1], 0])
                     }
                 }
                 continue;
@@ -247,7 +247,7 @@ pub fn rewrite(
             }
             if i == blk.end - 1 && decided.contains_key(&b) {
                 let target = f.blocks[decided[&b]].label;
-                words.extend_from_slice(&[(2 << 16) | op::Branch as u32, target]);
+                push_inst(&mut words, op::Branch, [target]);
                 out.branches_folded += 1;
                 continue;
             }
@@ -433,6 +433,5 @@ fn emit_phi(
             body.push(*parent);
         }
     }
-    out.push((((body.len() + 1) as u32) << 16) | op::Phi as u32);
-    out.extend_from_slice(&body);
+    push_inst(out, op::Phi, body);
 }

@@ -15,6 +15,7 @@
 //!
 //! A module without a predicate table comes back byte-identical.
 
+mod batch;
 mod context;
 pub(crate) mod emit;
 mod function;

@@ -43,8 +43,6 @@ pub struct Context<'a> {
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
     chain: IdSet,
-    /// Ids whose uses make a function need rewriting.
-    pub touch: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -56,23 +54,81 @@ pub struct Context<'a> {
     pub next_id: u32,
     /// Module-scope instructions that use chain values unfoldably.
     pub bad_uses: Vec<(Inst, u32)>,
+    /// [`ChainShape::readers`]: the only module-scope instructions the
+    /// chain walk and the rewrite look at.
+    pub readers: &'a [usize],
+}
+
+/// The shape of the module-scope chain, the same whatever the predicates'
+/// values: found once per module.
+pub struct ChainShape {
+    /// Ids whose uses make a function need rewriting: predicate call sites
+    /// and module-scope `OpSpecConstantOp` logic or selects over them.
+    pub touch: IdSet,
     /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention a predicate or a module-scope chain
-    /// value: the only ones the chain walk and the rewrite look at. The same
-    /// for every set of values, so later contexts reuse the first one's.
+    /// decorations aside) that mention an id of `touch`.
     pub readers: Vec<usize>,
 }
 
+impl ChainShape {
+    /// Walks every module-scope instruction once: an `OpSpecConstantOp`
+    /// logic operation or select reading a site or an earlier chain value is
+    /// a chain value; then every instruction mentioning one is a reader.
+    pub fn find(m: &Module<'_>, globals: &Globals, table: &PredicateTable) -> Result<ChainShape> {
+        let n = m.words.len();
+        let sites: Vec<u32> = table
+            .predicates
+            .iter()
+            .flat_map(|p| p.sites.iter().copied())
+            .collect();
+        let site_set = IdSet::new(sites.iter().copied(), n);
+        let mut chain: HashMap<u32, ()> = HashMap::default();
+        for inst in &m.globals {
+            if names_an_id(inst.opcode) {
+                continue;
+            }
+            let w = m.inst_words(*inst);
+            let in_chain = |x: u32| site_set.contains(x) || chain.contains_key(&x);
+            if !w[1..].iter().any(|&x| in_chain(x)) {
+                continue;
+            }
+            let mut reads_chain = false;
+            for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+                if matches!(role, Role::Use | Role::MaybeId) && in_chain(w[pos]) {
+                    reads_chain = true;
+                }
+            })?;
+            let inner = w.get(3).map(|x| (*x & 0xffff) as u16);
+            let is_bool = Some(w.get(1).copied().unwrap_or(0)) == globals.bool_type;
+            if reads_chain
+                && inst.opcode == op::SpecConstantOp
+                && w.len() >= 5
+                && inner
+                    .is_some_and(|o| o == op::Select || (is_bool && super::function::is_logic(o)))
+            {
+                chain.insert(w[2], ());
+            }
+        }
+        let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        let readers = (0..m.globals.len())
+            .filter(|&k| {
+                let inst = m.globals[k];
+                !names_an_id(inst.opcode) && touch.any_in(&m.inst_words(inst)[1..])
+            })
+            .collect();
+        Ok(ChainShape { touch, readers })
+    }
+}
+
 impl<'a> Context<'a> {
-    /// Evaluates the module-scope chain for the given site values.
-    /// `readers` is an earlier context's [`Context::readers`] for the same
-    /// module; without it every module-scope instruction is looked at.
+    /// Evaluates the module-scope chain for the given site values, looking
+    /// only at `readers` ([`ChainShape::readers`] of the same module).
     pub fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
         values: &HashMap<u32, bool>,
-        readers: Option<&[usize]>,
+        readers: &'a [usize],
     ) -> Result<Context<'a>> {
         let mut site_value = HashMap::default();
         for p in &table.predicates {
@@ -86,24 +142,15 @@ impl<'a> Context<'a> {
             site_value,
             module_chain: HashMap::default(),
             chain: IdSet::default(),
-            touch: IdSet::default(),
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
             new_consts: Vec::new(),
             next_id: m.bound(),
             bad_uses: Vec::new(),
-            readers: Vec::new(),
+            readers,
         };
-        let all: Vec<usize>;
-        let scope = match readers {
-            Some(r) => r,
-            None => {
-                all = (0..m.globals.len()).collect();
-                &all
-            }
-        };
-        ctx.module_scope(scope)?;
+        ctx.module_scope(readers)?;
         let n = m.words.len();
         let chain_ids = ctx
             .site_value
@@ -117,22 +164,6 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
-        ctx.touch = IdSet::new(
-            ctx.site_value
-                .keys()
-                .chain(ctx.module_chain.keys())
-                .copied(),
-            n,
-        );
-        ctx.readers = match readers {
-            Some(r) => r.to_vec(),
-            None => (0..m.globals.len())
-                .filter(|&k| {
-                    let inst = m.globals[k];
-                    !names_an_id(inst.opcode) && ctx.touch.any_in(&m.inst_words(inst)[1..])
-                })
-                .collect(),
-        };
         Ok(ctx)
     }
 

@@ -30,7 +30,7 @@ pub struct Plan<'p> {
 /// [`emit`], so that every replacement constant is chosen first.
 pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
     let mut out = HashMap::default();
-    for k in ctx.readers.clone() {
+    for &k in ctx.readers {
         let inst = m.globals[k];
         if is_annotation(inst.opcode) {
             continue;

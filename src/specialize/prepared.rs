@@ -13,7 +13,7 @@ use crate::module::{Endian, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
 
-use super::context::{self, Context};
+use super::context::{self, ChainShape, Context};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -35,7 +35,7 @@ pub(super) struct Analysis {
     /// Module-scope readers of the table's closure.
     table_readers: sweep::TableReaders,
     watch: IdSet,
-    /// Module-scope instructions that mention predicates (`Context::readers`).
+    /// Module-scope instructions that mention predicates (`ChainShape::readers`).
     readers: Vec<usize>,
     facts: Vec<scan::FunctionFacts>,
     /// Index into `facts` of each function id.
@@ -54,20 +54,15 @@ impl<'w> Prepared<'w> {
             None => None,
             Some(table) => {
                 let n = words.len();
-                let all_false: HashMap<u32, bool> = table
-                    .predicates
-                    .iter()
-                    .map(|p| (p.spec_id, false))
-                    .collect();
-                let first = Context::new(&m, &g, &table, &all_false, None)?;
+                let shape = ChainShape::find(&m, &g, &table)?;
                 let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
                 let functions = IdSet::new(function_ids.iter().copied(), n);
                 let closure = sweep::table_closure(&m, &g, &table);
                 let table_readers = sweep::table_readers(&m, &closure, table.variable);
                 let watch = IdSet::new(closure.iter().copied(), n);
-                let readers = first.readers;
+                let readers = shape.readers;
                 let interest =
-                    scan::Interest::new(first.touch, functions.clone(), watch.clone(), n);
+                    scan::Interest::new(shape.touch, functions.clone(), watch.clone(), n);
                 let facts = m
                     .functions
                     .iter()
@@ -167,7 +162,7 @@ impl<'w> Prepared<'w> {
             ..Report::default()
         };
         // Resolve: every predicate site's value and the module-scope chain.
-        let mut ctx = Context::new(m, g, table, &values, Some(&a.readers))?;
+        let mut ctx = Context::new(m, g, table, &values, &a.readers)?;
         // Fold and repair every function a predicate reaches.
         let mut rewrites = self.rewrite_functions(a, &mut ctx, &mut report)?;
         let dead = self.dead_functions(a, &rewrites);

@@ -31,6 +31,15 @@ pub enum Val {
     Varying,
 }
 
+/// What replaces a use of an id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// This existing id.
+    Id(u32),
+    /// The boolean constant of this value ([`Context::constant`]).
+    Constant(bool),
+}
+
 /// Module-level state of one specialization.
 pub struct Context<'a> {
     /// The module.
@@ -266,25 +275,34 @@ impl<'a> Context<'a> {
         self.chain.contains(id)
     }
 
-    /// The id that replaces a module-level id in every use, if any.
-    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+    /// What replaces a module-level id in every use, if anything: a
+    /// boolean constant, or the id a folded chain value equals. Reads only,
+    /// so that function rewrites can share the context.
+    pub fn replacement(&self, id: u32) -> Option<Replacement> {
         // Follow `Same` links iteratively; a cycle (possible only in an
         // invalid module) stops the walk where it closes.
         let mut cur = id;
         for _ in 0..=self.module_chain.len() {
             if let Some(&b) = self.site_value.get(&cur) {
-                if self.repurposed.get(&cur) == Some(&b) {
-                    break;
-                }
-                return Some(self.constant(b));
+                return Some(Replacement::Constant(b));
             }
             match self.module_chain.get(&cur).copied() {
-                Some(Val::Const(b)) => return Some(self.constant(b)),
+                Some(Val::Const(b)) => return Some(Replacement::Constant(b)),
                 Some(Val::Same(x)) if x != cur => cur = x,
                 _ => break,
             }
         }
-        (cur != id).then_some(cur)
+        (cur != id).then_some(Replacement::Id(cur))
+    }
+
+    /// The id that replaces a module-level id in every use, if it differs:
+    /// [`Context::replacement`] with its constant chosen.
+    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+        let r = match self.replacement(id)? {
+            Replacement::Id(x) => x,
+            Replacement::Constant(b) => self.constant(b),
+        };
+        (r != id).then_some(r)
     }
 
     /// The integer value of a module-level `OpConstant` / `OpConstantNull`.

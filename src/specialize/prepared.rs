@@ -201,7 +201,11 @@ impl<'w> Prepared<'w> {
                 continue;
             }
             let name = self.g.function_name(f.id);
-            let r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            // Constants are chosen on first need, in module order.
+            for &(at, b) in &r.constant_uses {
+                r.words[at] = ctx.constant(b);
+            }
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
             if !r.bad_uses.is_empty() {

@@ -37,7 +37,7 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::module::{Inst, Module, push_inst};
 use crate::operands::{Role, op, result_pos};
 
-use super::context::{Context, Val};
+use super::context::{Context, Replacement, Val};
 pub(in crate::specialize) use decode::is_logic;
 use decode::{Func, short, structure};
 use order::dominance_order;
@@ -76,6 +76,11 @@ pub struct Rewritten {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
+    /// Positions in `words` that take the boolean constant of the given
+    /// value (0 until then), in the order the rewrite needed them: the
+    /// driver fills them, choosing each constant on its first need, so that
+    /// the rewrite itself only reads the context.
+    pub constant_uses: Vec<(usize, bool)>,
     /// Local chain values with their defining instruction, for messages
     /// (filled only when there are bad uses).
     pub chain_defs: HashMap<u32, Inst>,
@@ -84,7 +89,7 @@ pub struct Rewritten {
 /// Specializes one function whose words are `m.words[start..end]`.
 pub fn rewrite(
     m: &Module<'_>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
     start: usize,
     end: usize,
     fname: &str,
@@ -211,7 +216,7 @@ pub fn rewrite(
     let mut words = Vec::with_capacity(end - start);
     let head_end = f.blocks[0].first - 1;
     for i in 0..head_end {
-        emit_substituted(&f, i, &subst, ctx, &mut words);
+        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
     }
     for &b in &order {
         let blk = &f.blocks[b];
@@ -225,7 +230,9 @@ pub fn rewrite(
             let w = f.inst_words(i);
             if let Some(a) = merge_action.get(&i) {
                 match a {
-                    MergeAction::Keep => emit_substituted(&f, i, &subst, ctx, &mut words),
+                    MergeAction::Keep => {
+                        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words)
+                    }
                     MergeAction::Drop => {}
                     MergeAction::ToSelection => {
                         push_inst(&mut words, op::SelectionMerge, [w[1], 0])
@@ -252,7 +259,17 @@ pub fn rewrite(
                 continue;
             }
             if inst.opcode == op::Phi {
-                emit_phi(&f, i, b, &live, &decided, &subst, ctx, &mut words);
+                emit_phi(
+                    &f,
+                    i,
+                    b,
+                    &live,
+                    &decided,
+                    &subst,
+                    ctx,
+                    &mut out.constant_uses,
+                    &mut words,
+                );
                 continue;
             }
             if inst.opcode == op::FunctionCall && w.len() >= 4 {
@@ -273,7 +290,7 @@ pub fn rewrite(
                     }
                 }
             }
-            emit_substituted(&f, i, &subst, ctx, &mut words);
+            emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
         }
     }
     words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
@@ -379,7 +396,8 @@ fn emit_substituted(
     f: &Func<'_>,
     i: usize,
     subst: &HashMap<u32, Val>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
+    constant_uses: &mut Vec<(usize, bool)>,
     out: &mut Vec<u32>,
 ) {
     let w = f.inst_words(i);
@@ -389,24 +407,37 @@ fn emit_substituted(
         if matches!(role, Role::Use | Role::MaybeId)
             && let Some(r) = replacement(w[pos as usize], subst, ctx)
         {
-            out[start + pos as usize] = r;
+            out[start + pos as usize] = place(r, start + pos as usize, constant_uses);
         }
     }
 }
 
-/// The id that replaces `id`, if any: chases local substitutions, then the
+/// The word for a replacement at `out` position `at`: the id itself, or a
+/// placeholder recorded in `constant_uses` for the driver to fill with the
+/// boolean constant it chooses.
+fn place(r: Replacement, at: usize, constant_uses: &mut Vec<(usize, bool)>) -> u32 {
+    match r {
+        Replacement::Id(id) => id,
+        Replacement::Constant(b) => {
+            constant_uses.push((at, b));
+            0
+        }
+    }
+}
+
+/// What replaces `id`, if anything: chases local substitutions, then the
 /// module-level ones (resolved predicates and folded module-level chain).
-fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &mut Context<'_>) -> Option<u32> {
+fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &Context<'_>) -> Option<Replacement> {
     let mut cur = id;
     for _ in 0..=subst.len() {
         match subst.get(&cur) {
-            Some(Val::Const(b)) => return Some(ctx.constant(*b)),
+            Some(Val::Const(b)) => return Some(Replacement::Constant(*b)),
             Some(Val::Same(x)) => cur = *x,
             _ => break,
         }
     }
-    let r = ctx.global_replacement(cur).unwrap_or(cur);
-    (r != id).then_some(r)
+    ctx.replacement(cur)
+        .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
 }
 
 /// Copies a phi, keeping only pairs whose edge survives.
@@ -418,10 +449,13 @@ fn emit_phi(
     live: &[bool],
     decided: &HashMap<usize, usize>,
     subst: &HashMap<u32, Val>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
+    constant_uses: &mut Vec<(usize, bool)>,
     out: &mut Vec<u32>,
 ) {
     let w = f.inst_words(i);
+    // Where `body[k]` lands: after the header word.
+    let base = out.len() + 1;
     let mut body = vec![w[1], w[2]];
     for pair in w[3..].chunks(2) {
         let [v, parent] = pair else { continue };
@@ -429,7 +463,11 @@ fn emit_phi(
             continue;
         };
         if kept_edge(f, pb, b, live, decided) {
-            body.push(replacement(*v, subst, ctx).unwrap_or(*v));
+            let word = match replacement(*v, subst, ctx) {
+                Some(r) => place(r, base + body.len(), constant_uses),
+                None => *v,
+            };
+            body.push(word);
             body.push(*parent);
         }
     }

@@ -124,87 +124,10 @@ pub fn rewrite(
     let chain = local_chain(&f, ctx);
 
     // What replaces each deleted value.
-    let mut subst: HashMap<u32, Val> =
-        HashMap::with_capacity_and_hasher(lat.len(), Default::default());
-    for (&id, &v) in &lat {
-        let i = f.def[&id];
-        let b = f.block_of_inst[i];
-        if b == usize::MAX || !live[b] {
-            continue;
-        }
-        match v {
-            Val::Const(_) => {
-                subst.insert(id, v);
-            }
-            Val::Same(x) if x != id => {
-                subst.insert(id, v);
-            }
-            _ => {}
-        }
-    }
+    let subst = substitutions(&f, &lat, &live);
 
     // Merge instructions and the blocks they keep alive.
-    let mut merge_action: HashMap<usize, MergeAction> =
-        HashMap::with_capacity_and_hasher(n, Default::default());
-    let mut preds: Option<Vec<Vec<usize>>> = None;
-    let mut stubs: HashSet<usize> = HashSet::default();
-    for b in 0..n {
-        if !live[b] {
-            continue;
-        }
-        let Some(mi) = f.merge_inst(b) else { continue };
-        let mw = f.inst_words(mi);
-        let folded = decided.contains_key(&b);
-        let block_of = |label: u32| {
-            f.block_of_label.get(&label).copied().ok_or_else(|| {
-                structure(
-                    &f.insts[mi],
-                    fname,
-                    format!(
-                        "merge instruction names %{label}, which is not a block of this function"
-                    ),
-                )
-            })
-        };
-        let action = if f.insts[mi].opcode == op::SelectionMerge {
-            if folded {
-                MergeAction::Drop
-            } else {
-                MergeAction::Keep
-            }
-        } else {
-            let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.insts[mi], fname))?)?;
-            let conditional = matches!(
-                f.insts[f.terminator(b)].opcode,
-                op::BranchConditional | op::Switch
-            );
-            // A back edge is an edge into the header from a block laid out
-            // at or after it (structured blocks follow their dominators).
-            let back_edge = preds
-                .get_or_insert_with(|| predecessors(&f))
-                .get(b)
-                .into_iter()
-                .flatten()
-                .any(|&x| x >= b && kept_edge(&f, x, b, &live, &decided));
-            if live[cont] && back_edge {
-                MergeAction::Keep
-            } else if folded || !conditional {
-                // No back edge is left: the loop construct goes. An
-                // unconditional header needs no merge at all.
-                MergeAction::Drop
-            } else {
-                // Still a two-way header: keep it a selection.
-                MergeAction::ToSelection
-            }
-        };
-        if action != MergeAction::Drop {
-            let merge = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
-            if !live[merge] {
-                stubs.insert(merge);
-            }
-        }
-        merge_action.insert(mi, action);
-    }
+    let (merge_action, stubs) = merge_actions(&f, &live, &decided, fname)?;
 
     // Blocks of the result, in an order where each block follows its
     // immediate dominator.
@@ -303,19 +226,123 @@ pub fn rewrite(
     }
 
     // Ids that no longer exist: results in removed blocks.
+    removed_block_ids(&f, &live, &stubs, &mut out.removed_ids);
+    Ok(out)
+}
+
+/// What replaces each value SCCP folded in a live block: a constant, or
+/// another id it equals.
+fn substitutions(f: &Func<'_>, lat: &HashMap<u32, Val>, live: &[bool]) -> HashMap<u32, Val> {
+    let mut subst: HashMap<u32, Val> =
+        HashMap::with_capacity_and_hasher(lat.len(), Default::default());
+    for (&id, &v) in lat {
+        let i = f.def[&id];
+        let b = f.block_of_inst[i];
+        if b == usize::MAX || !live[b] {
+            continue;
+        }
+        match v {
+            Val::Const(_) => {
+                subst.insert(id, v);
+            }
+            Val::Same(x) if x != id => {
+                subst.insert(id, v);
+            }
+            _ => {}
+        }
+    }
+    subst
+}
+
+/// What becomes of each live block's merge instruction (kept, dropped, or
+/// turned into a selection merge), and the dead merge blocks that must stay
+/// as `OpUnreachable` stubs because a kept merge names them.
+fn merge_actions(
+    f: &Func<'_>,
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
+    fname: &str,
+) -> Result<(HashMap<usize, MergeAction>, HashSet<usize>)> {
+    let n = f.blocks.len();
+    let mut merge_action: HashMap<usize, MergeAction> =
+        HashMap::with_capacity_and_hasher(n, Default::default());
+    let mut preds: Option<Vec<Vec<usize>>> = None;
+    let mut stubs: HashSet<usize> = HashSet::default();
+    for b in 0..n {
+        if !live[b] {
+            continue;
+        }
+        let Some(mi) = f.merge_inst(b) else { continue };
+        let mw = f.inst_words(mi);
+        let folded = decided.contains_key(&b);
+        let block_of = |label: u32| {
+            f.block_of_label.get(&label).copied().ok_or_else(|| {
+                structure(
+                    &f.insts[mi],
+                    fname,
+                    format!(
+                        "merge instruction names %{label}, which is not a block of this function"
+                    ),
+                )
+            })
+        };
+        let action = if f.insts[mi].opcode == op::SelectionMerge {
+            if folded {
+                MergeAction::Drop
+            } else {
+                MergeAction::Keep
+            }
+        } else {
+            let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            let conditional = matches!(
+                f.insts[f.terminator(b)].opcode,
+                op::BranchConditional | op::Switch
+            );
+            // A back edge is an edge into the header from a block laid out
+            // at or after it (structured blocks follow their dominators).
+            let back_edge = preds
+                .get_or_insert_with(|| predecessors(f))
+                .get(b)
+                .into_iter()
+                .flatten()
+                .any(|&x| x >= b && kept_edge(f, x, b, live, decided));
+            if live[cont] && back_edge {
+                MergeAction::Keep
+            } else if folded || !conditional {
+                // No back edge is left: the loop construct goes. An
+                // unconditional header needs no merge at all.
+                MergeAction::Drop
+            } else {
+                // Still a two-way header: keep it a selection.
+                MergeAction::ToSelection
+            }
+        };
+        if action != MergeAction::Drop {
+            let merge = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            if !live[merge] {
+                stubs.insert(merge);
+            }
+        }
+        merge_action.insert(mi, action);
+    }
+    Ok((merge_action, stubs))
+}
+
+/// Pushes onto `removed` the ids defined in removed blocks: their labels
+/// (stubs keep theirs) and every result.
+fn removed_block_ids(f: &Func<'_>, live: &[bool], stubs: &HashSet<usize>, removed: &mut Vec<u32>) {
     for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
         if !stubs.contains(&b) {
-            out.removed_ids.push(f.blocks[b].label);
+            removed.push(f.blocks[b].label);
         }
         for i in f.blocks[b].first..f.blocks[b].end {
             if let Some(pos) = result_pos(f.insts[i].opcode)
                 && let Some(&id) = f.inst_words(i).get(pos)
             {
-                out.removed_ids.push(id);
+                removed.push(id);
             }
         }
     }
-    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

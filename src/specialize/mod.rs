@@ -2,7 +2,7 @@
 //!
 //! The passes, in order (each in its own file; `prepared.rs` runs them,
 //! each as a named step of `Prepared::run`):
-//! 1. Once per module (`Prepared::new`): `context::ChainShape` finds the
+//! 1. `analysis`, once per module: `context::ChainShape` finds the
 //!    predicate call sites, the module-scope chain (`OpSpecConstantOp`
 //!    logic over predicates) and the instructions that read them; `scan`
 //!    makes one linear pass over all function words to find which functions
@@ -26,6 +26,7 @@
 //!
 //! A module without a predicate table comes back byte-identical.
 
+mod analysis;
 mod batch;
 mod context;
 pub(crate) mod emit;

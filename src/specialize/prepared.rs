@@ -7,13 +7,13 @@ use std::sync::Arc;
 use crate::error::{Error, Result, UnresolvedUse};
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
-use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::module::{Endian, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
 
-use super::context::{self, ChainShape, Context};
+use super::analysis::Analysis;
+use super::context::{self, Context};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -27,23 +27,6 @@ pub struct Prepared<'w> {
     pub(super) analysis: Option<Analysis>,
 }
 
-/// What does not depend on the predicates' values.
-pub(super) struct Analysis {
-    pub(super) table: PredicateTable,
-    function_ids: Vec<u32>,
-    closure: Vec<u32>,
-    /// Module-scope readers of the table's closure.
-    table_readers: sweep::TableReaders,
-    watch: IdSet,
-    /// Module-scope instructions that mention predicates (`ChainShape::readers`).
-    readers: Vec<usize>,
-    facts: Vec<scan::FunctionFacts>,
-    /// Index into `facts` of each function id.
-    fact_of: HashMap<u32, usize>,
-    /// Roots of the call graph (`sweep::liveness_roots`).
-    roots: Vec<u32>,
-}
-
 impl<'w> Prepared<'w> {
     /// Parses and scans `words` (host order); `endian` is the byte order
     /// [`Specialized::bytes`] will write.
@@ -52,49 +35,7 @@ impl<'w> Prepared<'w> {
         let g = Globals::scan(&m)?;
         let analysis = match table::read(&m, &g)? {
             None => None,
-            Some(table) => {
-                let n = words.len();
-                let shape = ChainShape::find(&m, &g, &table)?;
-                let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
-                let functions = IdSet::new(function_ids.iter().copied(), n);
-                let closure = sweep::table_closure(&m, &g, &table);
-                let table_readers = sweep::table_readers(&m, &closure, table.variable);
-                let watch = IdSet::new(closure.iter().copied(), n);
-                let readers = shape.readers;
-                let interest =
-                    scan::Interest::new(shape.touch, functions.clone(), watch.clone(), n);
-                let facts = m
-                    .functions
-                    .iter()
-                    .map(|f| scan::scan_function(&m, f, &interest))
-                    .collect::<Result<Vec<_>>>()?;
-                let fact_of: HashMap<u32, usize> = function_ids
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &f)| (f, k))
-                    .collect();
-                let callees = |f: u32| fact_of.get(&f).map_or(&[][..], |&k| &facts[k].callees);
-                let entry_or_exported = g.entry_points.iter().map(|ep| words[ep.at + 2]).chain(
-                    g.exported
-                        .iter()
-                        .copied()
-                        .filter(|id| functions.contains(*id)),
-                );
-                let referenced = facts.iter().flat_map(|f| f.fn_refs.iter().copied());
-                let roots =
-                    sweep::liveness_roots(&function_ids, entry_or_exported, referenced, &callees);
-                Some(Analysis {
-                    table,
-                    fact_of,
-                    roots,
-                    function_ids,
-                    closure,
-                    table_readers,
-                    watch,
-                    readers,
-                    facts,
-                })
-            }
+            Some(table) => Some(Analysis::new(&m, &g, table)?),
         };
         Ok(Prepared {
             words,

@@ -168,6 +168,24 @@ pub struct Module<'w> {
     pub functions: Vec<FunctionRange>,
 }
 
+/// The first word of an instruction: its word count (this word included)
+/// in the high half, its opcode in the low half.
+#[inline]
+pub fn header_word(word_count: usize, opcode: u16) -> u32 {
+    ((word_count as u32) << 16) | opcode as u32
+}
+
+/// Appends one instruction to `out`: the header word, then `operands`
+/// (everything after the header). The one place the pass encodes an
+/// instruction.
+#[inline]
+pub fn push_inst(out: &mut Vec<u32>, opcode: u16, operands: impl IntoIterator<Item = u32>) {
+    let at = out.len();
+    out.push(0);
+    out.extend(operands);
+    out[at] = header_word(out.len() - at, opcode);
+}
+
 /// Reads the instruction starting at word `at`, checking its word count.
 #[inline]
 pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {

@@ -462,6 +462,26 @@ impl Walker<'_, '_> {
     }
 }
 
+/// Debug names and annotations whose words after the first operand are all
+/// literals: they read no value, and go with the id they name in word 1.
+pub fn names_an_id(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::Name
+            | op::MemberName
+            | op::Decorate
+            | op::MemberDecorate
+            | op::DecorateString
+            | op::MemberDecorateString
+    )
+}
+
+/// Every debug and annotation instruction that names another id in word 1:
+/// [`names_an_id`]'s and `OpDecorateId` (whose later operands are ids).
+pub fn is_annotation(opcode: u16) -> bool {
+    names_an_id(opcode) || opcode == op::DecorateId
+}
+
 /// Opcodes the pass inspects, as `u16` for matching on instruction words.
 #[allow(non_upper_case_globals)]
 pub mod op {
@@ -566,7 +586,7 @@ mod tests {
 
     #[test]
     fn simple_layouts_agree_with_the_walker() {
-        let head = |op: Op, n: usize| ((n as u32) << 16) | op as u32;
+        let head = |op: Op, n: usize| crate::module::header_word(n, op as u16);
         let cases: Vec<Vec<u32>> = vec![
             vec![head(Op::Load, 4), 1, 2, 3],
             vec![head(Op::Load, 6), 1, 2, 3, 2, 4],

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idset::IdSet;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, op};
+use crate::operands::{Role, for_each_id, names_an_id, op};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
@@ -31,6 +31,15 @@ pub enum Val {
     Varying,
 }
 
+/// What replaces a use of an id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replacement {
+    /// This existing id.
+    Id(u32),
+    /// The boolean constant of this value ([`Context::constant`]).
+    Constant(bool),
+}
+
 /// Module-level state of one specialization.
 pub struct Context<'a> {
     /// The module.
@@ -43,8 +52,6 @@ pub struct Context<'a> {
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
     chain: IdSet,
-    /// Ids whose uses make a function need rewriting.
-    pub touch: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -56,36 +63,81 @@ pub struct Context<'a> {
     pub next_id: u32,
     /// Module-scope instructions that use chain values unfoldably.
     pub bad_uses: Vec<(Inst, u32)>,
+    /// [`ChainShape::readers`]: the only module-scope instructions the
+    /// chain walk and the rewrite look at.
+    pub readers: &'a [usize],
+}
+
+/// The shape of the module-scope chain, the same whatever the predicates'
+/// values: found once per module.
+pub struct ChainShape {
+    /// Ids whose uses make a function need rewriting: predicate call sites
+    /// and module-scope `OpSpecConstantOp` logic or selects over them.
+    pub touch: IdSet,
     /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention a predicate or a module-scope chain
-    /// value: the only ones the chain walk and the rewrite look at. The same
-    /// for every set of values, so later contexts reuse the first one's.
+    /// decorations aside) that mention an id of `touch`.
     pub readers: Vec<usize>,
 }
 
-/// Names and decorations: they read no value, they go with what they name.
-fn names_an_id(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::Name
-            | op::MemberName
-            | op::Decorate
-            | op::MemberDecorate
-            | op::DecorateString
-            | op::MemberDecorateString
-    )
+impl ChainShape {
+    /// Walks every module-scope instruction once: an `OpSpecConstantOp`
+    /// logic operation or select reading a site or an earlier chain value is
+    /// a chain value; then every instruction mentioning one is a reader.
+    pub fn find(m: &Module<'_>, globals: &Globals, table: &PredicateTable) -> Result<ChainShape> {
+        let n = m.words.len();
+        let sites: Vec<u32> = table
+            .predicates
+            .iter()
+            .flat_map(|p| p.sites.iter().copied())
+            .collect();
+        let site_set = IdSet::new(sites.iter().copied(), n);
+        let mut chain: HashMap<u32, ()> = HashMap::default();
+        for inst in &m.globals {
+            if names_an_id(inst.opcode) {
+                continue;
+            }
+            let w = m.inst_words(*inst);
+            let in_chain = |x: u32| site_set.contains(x) || chain.contains_key(&x);
+            if !w[1..].iter().any(|&x| in_chain(x)) {
+                continue;
+            }
+            let mut reads_chain = false;
+            for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+                if matches!(role, Role::Use | Role::MaybeId) && in_chain(w[pos]) {
+                    reads_chain = true;
+                }
+            })?;
+            let inner = w.get(3).map(|x| (*x & 0xffff) as u16);
+            let is_bool = Some(w.get(1).copied().unwrap_or(0)) == globals.bool_type;
+            if reads_chain
+                && inst.opcode == op::SpecConstantOp
+                && w.len() >= 5
+                && inner
+                    .is_some_and(|o| o == op::Select || (is_bool && super::function::is_logic(o)))
+            {
+                chain.insert(w[2], ());
+            }
+        }
+        let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        let readers = (0..m.globals.len())
+            .filter(|&k| {
+                let inst = m.globals[k];
+                !names_an_id(inst.opcode) && touch.any_in(&m.inst_words(inst)[1..])
+            })
+            .collect();
+        Ok(ChainShape { touch, readers })
+    }
 }
 
 impl<'a> Context<'a> {
-    /// Evaluates the module-scope chain for the given site values.
-    /// `readers` is an earlier context's [`Context::readers`] for the same
-    /// module; without it every module-scope instruction is looked at.
+    /// Evaluates the module-scope chain for the given site values, looking
+    /// only at `readers` ([`ChainShape::readers`] of the same module).
     pub fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
         values: &HashMap<u32, bool>,
-        readers: Option<&[usize]>,
+        readers: &'a [usize],
     ) -> Result<Context<'a>> {
         let mut site_value = HashMap::default();
         for p in &table.predicates {
@@ -99,24 +151,15 @@ impl<'a> Context<'a> {
             site_value,
             module_chain: HashMap::default(),
             chain: IdSet::default(),
-            touch: IdSet::default(),
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
             new_consts: Vec::new(),
             next_id: m.bound(),
             bad_uses: Vec::new(),
-            readers: Vec::new(),
+            readers,
         };
-        let all: Vec<usize>;
-        let scope = match readers {
-            Some(r) => r,
-            None => {
-                all = (0..m.globals.len()).collect();
-                &all
-            }
-        };
-        ctx.module_scope(scope)?;
+        ctx.module_scope(readers)?;
         let n = m.words.len();
         let chain_ids = ctx
             .site_value
@@ -130,22 +173,6 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
-        ctx.touch = IdSet::new(
-            ctx.site_value
-                .keys()
-                .chain(ctx.module_chain.keys())
-                .copied(),
-            n,
-        );
-        ctx.readers = match readers {
-            Some(r) => r.to_vec(),
-            None => (0..m.globals.len())
-                .filter(|&k| {
-                    let inst = m.globals[k];
-                    !names_an_id(inst.opcode) && ctx.touch.any_in(&m.inst_words(inst)[1..])
-                })
-                .collect(),
-        };
         Ok(ctx)
     }
 
@@ -248,25 +275,34 @@ impl<'a> Context<'a> {
         self.chain.contains(id)
     }
 
-    /// The id that replaces a module-level id in every use, if any.
-    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+    /// What replaces a module-level id in every use, if anything: a
+    /// boolean constant, or the id a folded chain value equals. Reads only,
+    /// so that function rewrites can share the context.
+    pub fn replacement(&self, id: u32) -> Option<Replacement> {
         // Follow `Same` links iteratively; a cycle (possible only in an
         // invalid module) stops the walk where it closes.
         let mut cur = id;
         for _ in 0..=self.module_chain.len() {
             if let Some(&b) = self.site_value.get(&cur) {
-                if self.repurposed.get(&cur) == Some(&b) {
-                    break;
-                }
-                return Some(self.constant(b));
+                return Some(Replacement::Constant(b));
             }
             match self.module_chain.get(&cur).copied() {
-                Some(Val::Const(b)) => return Some(self.constant(b)),
+                Some(Val::Const(b)) => return Some(Replacement::Constant(b)),
                 Some(Val::Same(x)) if x != cur => cur = x,
                 _ => break,
             }
         }
-        (cur != id).then_some(cur)
+        (cur != id).then_some(Replacement::Id(cur))
+    }
+
+    /// The id that replaces a module-level id in every use, if it differs:
+    /// [`Context::replacement`] with its constant chosen.
+    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+        let r = match self.replacement(id)? {
+            Replacement::Id(x) => x,
+            Replacement::Constant(b) => self.constant(b),
+        };
+        (r != id).then_some(r)
     }
 
     /// The integer value of a module-level `OpConstant` / `OpConstantNull`.

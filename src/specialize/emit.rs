@@ -7,24 +7,10 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::module::{HEADER_WORDS, Module, literal_string_words};
-use crate::operands::{Role, for_each_id, op, result_pos};
+use crate::module::{HEADER_WORDS, Module, literal_string_words, push_inst};
+use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
 use super::context::Context;
-
-/// Debug and annotation instructions, which name another id in word 1.
-pub fn is_annotation(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::Name
-            | op::MemberName
-            | op::Decorate
-            | op::MemberDecorate
-            | op::DecorateId
-            | op::DecorateString
-            | op::MemberDecorateString
-    )
-}
 
 /// What to leave out or replace.
 pub struct Plan<'p> {
@@ -44,7 +30,7 @@ pub struct Plan<'p> {
 /// [`emit`], so that every replacement constant is chosen first.
 pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
     let mut out = HashMap::default();
-    for k in ctx.readers.clone() {
+    for &k in ctx.readers {
         let inst = m.globals[k];
         if is_annotation(inst.opcode) {
             continue;
@@ -100,28 +86,20 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 out.extend_from_slice(w);
             }
             op::GroupDecorate => {
-                let kept: Vec<u32> = w[2..]
-                    .iter()
-                    .copied()
-                    .filter(|t| !removed.contains(t))
-                    .collect();
-                if !kept.is_empty() {
-                    out.push((((kept.len() + 2) as u32) << 16) | op::GroupDecorate as u32);
-                    out.push(w[1]);
-                    out.extend(kept);
+                let kept = || w[2..].iter().copied().filter(|t| !removed.contains(t));
+                if kept().next().is_some() {
+                    push_inst(
+                        &mut out,
+                        op::GroupDecorate,
+                        std::iter::once(w[1]).chain(kept()),
+                    );
                 }
             }
             op::EntryPoint => {
                 let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
-                let head = &w[..3 + n];
-                let iface: Vec<u32> = w[3 + n..]
-                    .iter()
-                    .copied()
-                    .filter(|t| !removed.contains(t))
-                    .collect();
-                out.push((((head.len() + iface.len()) as u32) << 16) | op::EntryPoint as u32);
-                out.extend_from_slice(&head[1..]);
-                out.extend(iface);
+                let head = w[1..3 + n].iter().copied();
+                let iface = w[3 + n..].iter().copied().filter(|t| !removed.contains(t));
+                push_inst(&mut out, op::EntryPoint, head.chain(iface));
             }
             op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
                 let opcode = if ctx.repurposed[&w[2]] {
@@ -129,7 +107,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 } else {
                     op::ConstantFalse
                 };
-                out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], w[2]]);
+                push_inst(&mut out, opcode, [w[1], w[2]]);
             }
             _ => match plan.global_rewrites.get(&k) {
                 Some(new) => out.extend_from_slice(new),
@@ -143,7 +121,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 } else {
                     op::ConstantFalse
                 };
-                out.extend_from_slice(&[(3 << 16) | opcode as u32, w[1], id]);
+                push_inst(&mut out, opcode, [w[1], id]);
             }
         }
     }

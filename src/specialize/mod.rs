@@ -1,20 +1,33 @@
 //! Specializing a module for one target: the library's main entry point.
 //!
-//! The passes, in order (each in its own file; `prepared.rs` runs them):
-//! 1. `context`: give every predicate call site its value; fold the
-//!    module-scope chain (`OpSpecConstantOp` logic over predicates).
-//! 2. `scan`: one linear pass over all function words to find which
-//!    functions read a predicate, and the call graph (once per module, for
-//!    any number of targets).
+//! The passes, in order (each in its own file; `prepared.rs` runs them,
+//! each as a named step of `Prepared::run`):
+//! 1. `analysis`, once per module: `context::ChainShape` finds the
+//!    predicate call sites, the module-scope chain (`OpSpecConstantOp`
+//!    logic over predicates) and the instructions that read them; `scan`
+//!    makes one linear pass over all function words to find which functions
+//!    read a predicate, and the call graph; `sweep` finds the table's
+//!    closure and the call graph's roots.
+//! 2. `context`: for one set of values, give every call site its value and
+//!    fold the module-scope chain.
 //! 3. `function`: rewrite each function a predicate reaches (fold, drop
-//!    dead arms, repair phis and merges); collect unresolved uses, which
-//!    `unresolved` turns into messages.
+//!    dead arms, repair phis and merges). A rewrite only reads the context:
+//!    uses that take a boolean constant are recorded, and the driver fills
+//!    them in module order, choosing each constant on first need.
+//!    Unresolved uses in surviving functions become messages
+//!    (`unresolved`).
 //! 4. `sweep`: remove functions only dead code called, the table and what
 //!    only it used.
-//! 5. `emit`: write the words; untouched functions are copied as ranges.
+//! 5. `emit`: rewrite module-scope readers, then write the words; untouched
+//!    functions are copied as ranges.
+//!
+//! `batch` specializes for many targets: one rewrite per distinct set of
+//! predicate values, on as many threads as pay. `report` sums what was done.
 //!
 //! A module without a predicate table comes back byte-identical.
 
+mod analysis;
+mod batch;
 mod context;
 pub(crate) mod emit;
 mod function;

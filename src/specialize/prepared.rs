@@ -7,12 +7,12 @@ use std::sync::Arc;
 use crate::error::{Error, Result, UnresolvedUse};
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
-use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::module::{Endian, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
 
+use super::analysis::Analysis;
 use super::context::{self, Context};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
@@ -21,30 +21,10 @@ use super::{Options, Report, Specialized, emit, function, scan, sweep};
 /// of targets.
 pub struct Prepared<'w> {
     words: &'w [u32],
-    endian: Endian,
+    pub(super) endian: Endian,
     m: Module<'w>,
     g: Globals,
-    analysis: Option<Analysis>,
-}
-
-/// One distinct rewrite's result, shared by the targets of its group.
-type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
-
-/// What does not depend on the predicates' values.
-struct Analysis {
-    table: PredicateTable,
-    function_ids: Vec<u32>,
-    closure: Vec<u32>,
-    /// Module-scope readers of the table's closure.
-    table_readers: sweep::TableReaders,
-    watch: IdSet,
-    /// Module-scope instructions that mention predicates (`Context::readers`).
-    readers: Vec<usize>,
-    facts: Vec<scan::FunctionFacts>,
-    /// Index into `facts` of each function id.
-    fact_of: HashMap<u32, usize>,
-    /// Roots of the call graph (`sweep::liveness_roots`).
-    roots: Vec<u32>,
+    pub(super) analysis: Option<Analysis>,
 }
 
 impl<'w> Prepared<'w> {
@@ -55,54 +35,7 @@ impl<'w> Prepared<'w> {
         let g = Globals::scan(&m)?;
         let analysis = match table::read(&m, &g)? {
             None => None,
-            Some(table) => {
-                let n = words.len();
-                let all_false: HashMap<u32, bool> = table
-                    .predicates
-                    .iter()
-                    .map(|p| (p.spec_id, false))
-                    .collect();
-                let first = Context::new(&m, &g, &table, &all_false, None)?;
-                let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
-                let functions = IdSet::new(function_ids.iter().copied(), n);
-                let closure = sweep::table_closure(&m, &g, &table);
-                let table_readers = sweep::table_readers(&m, &closure, table.variable);
-                let watch = IdSet::new(closure.iter().copied(), n);
-                let readers = first.readers;
-                let interest =
-                    scan::Interest::new(first.touch, functions.clone(), watch.clone(), n);
-                let facts = m
-                    .functions
-                    .iter()
-                    .map(|f| scan::scan_function(&m, f, &interest))
-                    .collect::<Result<Vec<_>>>()?;
-                let fact_of: HashMap<u32, usize> = function_ids
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &f)| (f, k))
-                    .collect();
-                let callees = |f: u32| fact_of.get(&f).map_or(&[][..], |&k| &facts[k].callees);
-                let entry_or_exported = g.entry_points.iter().map(|ep| words[ep.at + 2]).chain(
-                    g.exported
-                        .iter()
-                        .copied()
-                        .filter(|id| functions.contains(*id)),
-                );
-                let referenced = facts.iter().flat_map(|f| f.fn_refs.iter().copied());
-                let roots =
-                    sweep::liveness_roots(&function_ids, entry_or_exported, referenced, &callees);
-                Some(Analysis {
-                    table,
-                    fact_of,
-                    roots,
-                    function_ids,
-                    closure,
-                    table_readers,
-                    watch,
-                    readers,
-                    facts,
-                })
-            }
+            Some(table) => Some(Analysis::new(&m, &g, table)?),
         };
         Ok(Prepared {
             words,
@@ -158,152 +91,102 @@ impl<'w> Prepared<'w> {
         options: &Options,
         progress: &(dyn Fn(usize, usize) + Sync),
     ) -> Vec<Result<Specialized>> {
-        let Some(a) = &self.analysis else {
-            return targets
-                .iter()
-                .map(|t| self.specialize(t, options))
-                .collect();
-        };
-        // Group targets by their predicate values.
-        let resolved: Vec<Result<Vec<Resolved>>> =
-            targets.iter().map(|t| resolve(&a.table, t)).collect();
-        let mut groups: Vec<(Vec<bool>, Vec<Resolved>)> = Vec::new();
-        let mut group_of: Vec<Option<usize>> = Vec::with_capacity(targets.len());
-        for r in &resolved {
-            group_of.push(r.as_ref().ok().map(|preds| {
-                let key: Vec<bool> = preds.iter().map(|p| p.value).collect();
-                match groups.iter().position(|(k, _)| *k == key) {
-                    Some(i) => i,
-                    None => {
-                        groups.push((key, preds.clone()));
-                        groups.len() - 1
-                    }
-                }
-            }));
-        }
-        // One rewrite per group, on as many threads as pay.
-        let workers = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(groups.len())
-            .max(1);
-        let next = std::sync::atomic::AtomicUsize::new(0);
-        let finished = std::sync::atomic::AtomicUsize::new(0);
-        let outputs: Vec<std::sync::Mutex<Option<GroupOutput>>> = (0..groups.len())
-            .map(|_| std::sync::Mutex::new(None))
-            .collect();
-        std::thread::scope(|s| {
-            for _ in 0..workers {
-                s.spawn(|| {
-                    loop {
-                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if i >= groups.len() {
-                            break;
-                        }
-                        // A panic would be a bug; keep it from taking the
-                        // other targets down with it.
-                        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            self.run(a, &groups[i].1)
-                        }))
-                        .unwrap_or_else(|_| {
-                            Err(Error::Structure {
-                                offset: 0,
-                                function: None,
-                                message: "internal error: the rewrite panicked".to_string(),
-                            })
-                        })
-                        .map(|(w, rep)| (Arc::new(w), rep));
-                        if let Ok(mut slot) = outputs[i].lock() {
-                            *slot = Some(r);
-                        }
-                        let k = finished.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        progress(k + 1, groups.len());
-                    }
-                });
-            }
-        });
-        let outputs: Vec<Option<GroupOutput>> = outputs
-            .into_iter()
-            .map(|m| m.into_inner().ok().flatten())
-            .collect();
-        targets
-            .iter()
-            .zip(resolved)
-            .zip(group_of)
-            .map(|((t, r), g)| {
-                let predicates = r?;
-                let group = g.and_then(|g| outputs[g].clone()).unwrap_or_else(|| {
-                    Err(Error::Structure {
-                        offset: 0,
-                        function: None,
-                        message: "internal error: the rewrite for this target did not finish"
-                            .to_string(),
-                    })
-                });
-                let (words, mut report) = group?;
-                report.predicates = predicates;
-                report.describe_target(t);
-                Ok(Specialized {
-                    words,
-                    endian: self.endian,
-                    report,
-                })
-            })
-            .collect()
+        super::batch::specialize_many(self, targets, options, progress)
     }
 
-    /// The rewrite for one set of predicate values.
-    fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<(Vec<u32>, Report)> {
+    /// The rewrite for one set of predicate values: the passes in order.
+    pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<(Vec<u32>, Report)> {
         let (m, g, table) = (&self.m, &self.g, &a.table);
         let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
         let mut report = Report {
             predicates: predicates.to_vec(),
             ..Report::default()
         };
-        let mut ctx = Context::new(m, g, table, &values, Some(&a.readers))?;
-        let watch = &a.watch;
-
-        // Rewrite what predicates reach.
-        let mut after: HashMap<u32, Vec<u32>> = HashMap::default();
-        let mut rewritten: HashMap<u32, Vec<u32>> = HashMap::default();
-        let mut kept_mentions_by_fn: HashMap<u32, Vec<u32>> = HashMap::default();
-        let mut removed_ids: HashSet<u32> = HashSet::default();
-        let mut bad: Vec<(
-            u32,
-            Vec<function::BadUse>,
-            HashMap<u32, crate::module::Inst>,
-        )> = Vec::new();
-        for (f, facts) in m.functions.iter().zip(&a.facts) {
-            if facts.touched {
-                let name = g.function_name(f.id);
-                let r = function::rewrite(m, &mut ctx, f.start, f.end, &name)?;
-                report.branches_folded += r.branches_folded;
-                report.selects_folded += r.selects_folded;
-                report.phis_folded += r.phis_folded;
-                report.blocks_removed += r.blocks_removed;
-                report.functions_rewritten.push(name);
-                removed_ids.extend(r.removed_ids.iter().copied());
-                if !r.bad_uses.is_empty() {
-                    bad.push((f.id, r.bad_uses, r.chain_defs));
-                }
-                after.insert(f.id, r.callees);
-                kept_mentions_by_fn.insert(f.id, scan::watched_ids(&r.words, watch)?);
-                rewritten.insert(f.id, r.words);
-            }
+        // Resolve: every predicate site's value and the module-scope chain.
+        let mut ctx = Context::new(m, g, table, &values, &a.readers)?;
+        // Fold and repair every function a predicate reaches.
+        let mut rewrites = self.rewrite_functions(a, &mut ctx, &mut report)?;
+        let dead = self.dead_functions(a, &rewrites);
+        self.check_unresolved(a, &ctx, &rewrites, &dead)?;
+        // Module scope: rewrite readers (choosing the last replacement
+        // constants), then sweep what goes.
+        let global_rewrites = emit::rewrite_globals(m, &mut ctx);
+        if ctx.next_id < m.bound() {
+            return Err(crate::error::binary(
+                12,
+                "no id left below 2^32 for a new constant",
+            ));
         }
-        let callees = |f: u32| match after.get(&f) {
+        let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &dead, &mut report);
+        report.table_removed = true;
+        let plan = emit::Plan {
+            removed_ids: &removed_ids,
+            removed_functions: &dead,
+            rewritten: &rewrites.words,
+            global_rewrites: &global_rewrites,
+        };
+        Ok((emit::emit(m, &ctx, &plan), report))
+    }
+
+    /// Rewrites, in module order, every function a predicate reaches,
+    /// adding what each did to `report`.
+    fn rewrite_functions(
+        &self,
+        a: &Analysis,
+        ctx: &mut Context<'_>,
+        report: &mut Report,
+    ) -> Result<Rewrites> {
+        let mut rewrites = Rewrites::default();
+        for (f, facts) in self.m.functions.iter().zip(&a.facts) {
+            if !facts.touched {
+                continue;
+            }
+            let name = self.g.function_name(f.id);
+            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            // Constants are chosen on first need, in module order.
+            for &(at, b) in &r.constant_uses {
+                r.words[at] = ctx.constant(b);
+            }
+            report.add_rewrite(name, &r);
+            rewrites.removed_ids.extend(r.removed_ids.iter().copied());
+            if !r.bad_uses.is_empty() {
+                rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
+            }
+            rewrites.callees.insert(f.id, r.callees);
+            rewrites
+                .watched
+                .insert(f.id, scan::watched_ids(&r.words, &a.watch)?);
+            rewrites.words.insert(f.id, r.words);
+        }
+        Ok(rewrites)
+    }
+
+    /// Functions no root reaches once the rewrites have dropped dead calls.
+    fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> HashSet<u32> {
+        let callees = |f: u32| match rewrites.callees.get(&f) {
             Some(c) => c.as_slice(),
             None => a.fact_of.get(&f).map_or(&[][..], |&k| &a.facts[k].callees),
         };
-        let dead = sweep::dead_functions(&a.function_ids, &a.roots, &callees);
+        sweep::dead_functions(&a.function_ids, &a.roots, &callees)
+    }
 
-        // Unresolved uses in what survives fail the run.
+    /// Fails the run if a predicate value is still used where it cannot be
+    /// folded, at module scope or in a function that survives.
+    fn check_unresolved(
+        &self,
+        a: &Analysis,
+        ctx: &Context<'_>,
+        rewrites: &Rewrites,
+        dead: &HashSet<u32>,
+    ) -> Result<()> {
+        let (m, g, table) = (&self.m, &self.g, &a.table);
         let mut unresolved: Vec<UnresolvedUse> = Vec::new();
         for (inst, id) in &ctx.bad_uses {
             unresolved.push(describe(
                 m,
                 g,
                 table,
-                &ctx,
+                ctx,
                 None,
                 None,
                 *inst,
@@ -311,13 +194,13 @@ impl<'w> Prepared<'w> {
                 &HashMap::default(),
             ));
         }
-        for (fid, uses, defs) in bad.iter().filter(|(f, _, _)| !dead.contains(f)) {
+        for (fid, uses, defs) in rewrites.bad.iter().filter(|(f, _, _)| !dead.contains(f)) {
             for b in uses {
                 unresolved.push(describe(
                     m,
                     g,
                     table,
-                    &ctx,
+                    ctx,
                     Some(*fid),
                     Some(b.block),
                     b.inst,
@@ -326,21 +209,31 @@ impl<'w> Prepared<'w> {
                 ));
             }
         }
-        if !unresolved.is_empty() {
-            return Err(Error::Unresolved(unresolved));
+        if unresolved.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Unresolved(unresolved))
         }
+    }
 
-        // Module scope: rewrite readers, then decide what goes.
-        let global_rewrites = emit::rewrite_globals(m, &mut ctx);
-        if ctx.next_id < m.bound() {
-            return Err(crate::error::binary(
-                12,
-                "no id left below 2^32 for a new constant",
-            ));
-        }
+    /// Every id whose definition, names and decorations go: what the
+    /// rewrites deleted, dead functions and what they define, predicate
+    /// sites not reused as constants, folded module-scope chain values, and
+    /// the table with what only it used. Names the dead functions in
+    /// `report`.
+    fn removed_ids(
+        &self,
+        a: &Analysis,
+        ctx: &Context<'_>,
+        rewrites: &mut Rewrites,
+        dead: &HashSet<u32>,
+        report: &mut Report,
+    ) -> HashSet<u32> {
+        let m = &self.m;
+        let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
         for f in &m.functions {
             if dead.contains(&f.id) {
-                report.functions_removed.push(g.function_name(f.id));
+                report.functions_removed.push(self.g.function_name(f.id));
                 removed_ids.insert(f.id);
                 for inst in crate::module::insts(m.words, f.start, f.end) {
                     if let Some(p) = crate::operands::result_pos(inst.opcode)
@@ -351,6 +244,7 @@ impl<'w> Prepared<'w> {
                 }
             }
         }
+        report.functions_removed.sort();
         for &site in ctx.site_value.keys() {
             if !ctx.repurposed.contains_key(&site) {
                 removed_ids.insert(site);
@@ -366,7 +260,7 @@ impl<'w> Prepared<'w> {
             if dead.contains(&f.id) {
                 continue;
             }
-            match kept_mentions_by_fn.get(&f.id) {
+            match rewrites.watched.get(&f.id) {
                 Some(v) => kept_mentions.extend(v.iter().copied()),
                 None => kept_mentions.extend(facts.watched.iter().copied()),
             }
@@ -376,24 +270,34 @@ impl<'w> Prepared<'w> {
             &a.table_readers,
             &removed_ids,
             &kept_mentions,
-            table.variable,
+            a.table.variable,
         );
         removed_ids.extend(table_ids);
-        report.table_removed = true;
-        report.functions_removed.sort();
-
-        let plan = emit::Plan {
-            removed_ids: &removed_ids,
-            removed_functions: &dead,
-            rewritten: &rewritten,
-            global_rewrites: &global_rewrites,
-        };
-        Ok((emit::emit(m, &ctx, &plan), report))
+        removed_ids
     }
 }
 
+/// What the function rewrites of one run produced, by function id.
+#[derive(Default)]
+struct Rewrites {
+    /// New words of each rewritten function.
+    words: HashMap<u32, Vec<u32>>,
+    /// Callees each rewritten function still calls.
+    callees: HashMap<u32, Vec<u32>>,
+    /// Table-closure ids each rewritten function still mentions.
+    watched: HashMap<u32, Vec<u32>>,
+    /// Result ids the rewrites deleted.
+    removed_ids: HashSet<u32>,
+    /// Unresolved uses, with the function's chain definitions for messages.
+    bad: Vec<(
+        u32,
+        Vec<function::BadUse>,
+        HashMap<u32, crate::module::Inst>,
+    )>,
+}
+
 /// Values of every predicate for the target, in table order.
-fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec<Resolved>> {
+pub(super) fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec<Resolved>> {
     let inspection = crate::inspect::Inspection {
         has_table: true,
         predicates: table.predicates.clone(),

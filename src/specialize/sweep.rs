@@ -182,7 +182,7 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
         if !candidates.any_in(&w[1..]) {
             continue;
         }
-        let annotation = crate::specialize::emit::is_annotation(inst.opcode);
+        let annotation = crate::operands::is_annotation(inst.opcode);
         let result = if annotation {
             w.get(1).copied()
         } else {

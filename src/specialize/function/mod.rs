@@ -34,10 +34,10 @@ mod order;
 mod sccp;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
-use crate::module::{Inst, Module};
+use crate::module::{Inst, Module, push_inst};
 use crate::operands::{Role, op, result_pos};
 
-use super::context::{Context, Val};
+use super::context::{Context, Replacement, Val};
 pub(in crate::specialize) use decode::is_logic;
 use decode::{Func, short, structure};
 use order::dominance_order;
@@ -76,6 +76,11 @@ pub struct Rewritten {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
+    /// Positions in `words` that take the boolean constant of the given
+    /// value (0 until then), in the order the rewrite needed them: the
+    /// driver fills them, choosing each constant on its first need, so that
+    /// the rewrite itself only reads the context.
+    pub constant_uses: Vec<(usize, bool)>,
     /// Local chain values with their defining instruction, for messages
     /// (filled only when there are bad uses).
     pub chain_defs: HashMap<u32, Inst>,
@@ -84,7 +89,7 @@ pub struct Rewritten {
 /// Specializes one function whose words are `m.words[start..end]`.
 pub fn rewrite(
     m: &Module<'_>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
     start: usize,
     end: usize,
     fname: &str,
@@ -119,9 +124,118 @@ pub fn rewrite(
     let chain = local_chain(&f, ctx);
 
     // What replaces each deleted value.
+    let subst = substitutions(&f, &lat, &live);
+
+    // Merge instructions and the blocks they keep alive.
+    let (merge_action, stubs) = merge_actions(&f, &live, &decided, fname)?;
+
+    // Blocks of the result, in an order where each block follows its
+    // immediate dominator.
+    let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
+    let order = dominance_order(&f, &kept, &live, &decided);
+    out.blocks_removed = n - kept.len();
+
+    // Emit.
+    let mut words = Vec::with_capacity(end - start);
+    let head_end = f.blocks[0].first - 1;
+    for i in 0..head_end {
+        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
+    }
+    for &b in &order {
+        let blk = &f.blocks[b];
+        words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
+        if stubs.contains(&b) {
+            push_inst(&mut words, op::Unreachable, []);
+            continue;
+        }
+        for i in blk.first..blk.end {
+            let inst = f.insts[i];
+            let w = f.inst_words(i);
+            if let Some(a) = merge_action.get(&i) {
+                match a {
+                    MergeAction::Keep => {
+                        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words)
+                    }
+                    MergeAction::Drop => {}
+                    MergeAction::ToSelection => {
+                        push_inst(&mut words, op::SelectionMerge, [w[1], 0])
+                    }
+                }
+                continue;
+            }
+            if let Some(pos) = result_pos(inst.opcode)
+                && let Some(&id) = w.get(pos)
+                && subst.contains_key(&id)
+            {
+                match inst.opcode {
+                    op::Select => out.selects_folded += 1,
+                    op::Phi => out.phis_folded += 1,
+                    _ => {}
+                }
+                out.removed_ids.push(id);
+                continue;
+            }
+            if i == blk.end - 1 && decided.contains_key(&b) {
+                let target = f.blocks[decided[&b]].label;
+                push_inst(&mut words, op::Branch, [target]);
+                out.branches_folded += 1;
+                continue;
+            }
+            if inst.opcode == op::Phi {
+                emit_phi(
+                    &f,
+                    i,
+                    b,
+                    &live,
+                    &decided,
+                    &subst,
+                    ctx,
+                    &mut out.constant_uses,
+                    &mut words,
+                );
+                continue;
+            }
+            if inst.opcode == op::FunctionCall && w.len() >= 4 {
+                out.callees.push(w[3]);
+            }
+            // Chain values used where they cannot be folded.
+            if !allowed_chain_user(&f, i) {
+                for &(pos, role) in f.ids(i) {
+                    let id = w[pos as usize];
+                    if matches!(role, Role::Use | Role::MaybeId)
+                        && (chain.contains(&id) || ctx.is_chain(id))
+                    {
+                        out.bad_uses.push(BadUse {
+                            block: blk.label,
+                            inst,
+                            value: id,
+                        });
+                    }
+                }
+            }
+            emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
+        }
+    }
+    words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
+    out.words = words;
+    if !out.bad_uses.is_empty() {
+        // Only an error message needs the chain's definitions.
+        for &id in &chain {
+            out.chain_defs.insert(id, f.insts[f.def[&id]]);
+        }
+    }
+
+    // Ids that no longer exist: results in removed blocks.
+    removed_block_ids(&f, &live, &stubs, &mut out.removed_ids);
+    Ok(out)
+}
+
+/// What replaces each value SCCP folded in a live block: a constant, or
+/// another id it equals.
+fn substitutions(f: &Func<'_>, lat: &HashMap<u32, Val>, live: &[bool]) -> HashMap<u32, Val> {
     let mut subst: HashMap<u32, Val> =
         HashMap::with_capacity_and_hasher(lat.len(), Default::default());
-    for (&id, &v) in &lat {
+    for (&id, &v) in lat {
         let i = f.def[&id];
         let b = f.block_of_inst[i];
         if b == usize::MAX || !live[b] {
@@ -137,8 +251,19 @@ pub fn rewrite(
             _ => {}
         }
     }
+    subst
+}
 
-    // Merge instructions and the blocks they keep alive.
+/// What becomes of each live block's merge instruction (kept, dropped, or
+/// turned into a selection merge), and the dead merge blocks that must stay
+/// as `OpUnreachable` stubs because a kept merge names them.
+fn merge_actions(
+    f: &Func<'_>,
+    live: &[bool],
+    decided: &HashMap<usize, usize>,
+    fname: &str,
+) -> Result<(HashMap<usize, MergeAction>, HashSet<usize>)> {
+    let n = f.blocks.len();
     let mut merge_action: HashMap<usize, MergeAction> =
         HashMap::with_capacity_and_hasher(n, Default::default());
     let mut preds: Option<Vec<Vec<usize>>> = None;
@@ -176,11 +301,11 @@ pub fn rewrite(
             // A back edge is an edge into the header from a block laid out
             // at or after it (structured blocks follow their dominators).
             let back_edge = preds
-                .get_or_insert_with(|| predecessors(&f))
+                .get_or_insert_with(|| predecessors(f))
                 .get(b)
                 .into_iter()
                 .flatten()
-                .any(|&x| x >= b && kept_edge(&f, x, b, &live, &decided));
+                .any(|&x| x >= b && kept_edge(f, x, b, live, decided));
             if live[cont] && back_edge {
                 MergeAction::Keep
             } else if folded || !conditional {
@@ -200,105 +325,24 @@ pub fn rewrite(
         }
         merge_action.insert(mi, action);
     }
+    Ok((merge_action, stubs))
+}
 
-    // Blocks of the result, in an order where each block follows its
-    // immediate dominator.
-    let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
-    let order = dominance_order(&f, &kept, &live, &decided);
-    out.blocks_removed = n - kept.len();
-
-    // Emit.
-    let mut words = Vec::with_capacity(end - start);
-    let head_end = f.blocks[0].first - 1;
-    for i in 0..head_end {
-        emit_substituted(&f, i, &subst, ctx, &mut words);
-    }
-    for &b in &order {
-        let blk = &f.blocks[b];
-        words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
-        if stubs.contains(&b) {
-            words.extend_from_slice(&[(1 << 16) | op::Unreachable as u32]);
-            continue;
-        }
-        for i in blk.first..blk.end {
-            let inst = f.insts[i];
-            let w = f.inst_words(i);
-            if let Some(a) = merge_action.get(&i) {
-                match a {
-                    MergeAction::Keep => emit_substituted(&f, i, &subst, ctx, &mut words),
-                    MergeAction::Drop => {}
-                    MergeAction::ToSelection => {
-                        words.extend_from_slice(&[(3 << 16) | op::SelectionMerge as u32, w[1], 0])
-                    }
-                }
-                continue;
-            }
-            if let Some(pos) = result_pos(inst.opcode)
-                && let Some(&id) = w.get(pos)
-                && subst.contains_key(&id)
-            {
-                match inst.opcode {
-                    op::Select => out.selects_folded += 1,
-                    op::Phi => out.phis_folded += 1,
-                    _ => {}
-                }
-                out.removed_ids.push(id);
-                continue;
-            }
-            if i == blk.end - 1 && decided.contains_key(&b) {
-                let target = f.blocks[decided[&b]].label;
-                words.extend_from_slice(&[(2 << 16) | op::Branch as u32, target]);
-                out.branches_folded += 1;
-                continue;
-            }
-            if inst.opcode == op::Phi {
-                emit_phi(&f, i, b, &live, &decided, &subst, ctx, &mut words);
-                continue;
-            }
-            if inst.opcode == op::FunctionCall && w.len() >= 4 {
-                out.callees.push(w[3]);
-            }
-            // Chain values used where they cannot be folded.
-            if !allowed_chain_user(&f, i) {
-                for &(pos, role) in f.ids(i) {
-                    let id = w[pos as usize];
-                    if matches!(role, Role::Use | Role::MaybeId)
-                        && (chain.contains(&id) || ctx.is_chain(id))
-                    {
-                        out.bad_uses.push(BadUse {
-                            block: blk.label,
-                            inst,
-                            value: id,
-                        });
-                    }
-                }
-            }
-            emit_substituted(&f, i, &subst, ctx, &mut words);
-        }
-    }
-    words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
-    out.words = words;
-    if !out.bad_uses.is_empty() {
-        // Only an error message needs the chain's definitions.
-        for &id in &chain {
-            out.chain_defs.insert(id, f.insts[f.def[&id]]);
-        }
-    }
-
-    // Ids that no longer exist: results in removed blocks.
+/// Pushes onto `removed` the ids defined in removed blocks: their labels
+/// (stubs keep theirs) and every result.
+fn removed_block_ids(f: &Func<'_>, live: &[bool], stubs: &HashSet<usize>, removed: &mut Vec<u32>) {
     for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
         if !stubs.contains(&b) {
-            out.removed_ids.push(f.blocks[b].label);
+            removed.push(f.blocks[b].label);
         }
         for i in f.blocks[b].first..f.blocks[b].end {
             if let Some(pos) = result_pos(f.insts[i].opcode)
                 && let Some(&id) = f.inst_words(i).get(pos)
             {
-                out.removed_ids.push(id);
+                removed.push(id);
             }
         }
     }
-    Ok(out)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,7 +423,8 @@ fn emit_substituted(
     f: &Func<'_>,
     i: usize,
     subst: &HashMap<u32, Val>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
+    constant_uses: &mut Vec<(usize, bool)>,
     out: &mut Vec<u32>,
 ) {
     let w = f.inst_words(i);
@@ -389,24 +434,37 @@ fn emit_substituted(
         if matches!(role, Role::Use | Role::MaybeId)
             && let Some(r) = replacement(w[pos as usize], subst, ctx)
         {
-            out[start + pos as usize] = r;
+            out[start + pos as usize] = place(r, start + pos as usize, constant_uses);
         }
     }
 }
 
-/// The id that replaces `id`, if any: chases local substitutions, then the
+/// The word for a replacement at `out` position `at`: the id itself, or a
+/// placeholder recorded in `constant_uses` for the driver to fill with the
+/// boolean constant it chooses.
+fn place(r: Replacement, at: usize, constant_uses: &mut Vec<(usize, bool)>) -> u32 {
+    match r {
+        Replacement::Id(id) => id,
+        Replacement::Constant(b) => {
+            constant_uses.push((at, b));
+            0
+        }
+    }
+}
+
+/// What replaces `id`, if anything: chases local substitutions, then the
 /// module-level ones (resolved predicates and folded module-level chain).
-fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &mut Context<'_>) -> Option<u32> {
+fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &Context<'_>) -> Option<Replacement> {
     let mut cur = id;
     for _ in 0..=subst.len() {
         match subst.get(&cur) {
-            Some(Val::Const(b)) => return Some(ctx.constant(*b)),
+            Some(Val::Const(b)) => return Some(Replacement::Constant(*b)),
             Some(Val::Same(x)) => cur = *x,
             _ => break,
         }
     }
-    let r = ctx.global_replacement(cur).unwrap_or(cur);
-    (r != id).then_some(r)
+    ctx.replacement(cur)
+        .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
 }
 
 /// Copies a phi, keeping only pairs whose edge survives.
@@ -418,10 +476,13 @@ fn emit_phi(
     live: &[bool],
     decided: &HashMap<usize, usize>,
     subst: &HashMap<u32, Val>,
-    ctx: &mut Context<'_>,
+    ctx: &Context<'_>,
+    constant_uses: &mut Vec<(usize, bool)>,
     out: &mut Vec<u32>,
 ) {
     let w = f.inst_words(i);
+    // Where `body[k]` lands: after the header word.
+    let base = out.len() + 1;
     let mut body = vec![w[1], w[2]];
     for pair in w[3..].chunks(2) {
         let [v, parent] = pair else { continue };
@@ -429,10 +490,13 @@ fn emit_phi(
             continue;
         };
         if kept_edge(f, pb, b, live, decided) {
-            body.push(replacement(*v, subst, ctx).unwrap_or(*v));
+            let word = match replacement(*v, subst, ctx) {
+                Some(r) => place(r, base + body.len(), constant_uses),
+                None => *v,
+            };
+            body.push(word);
             body.push(*parent);
         }
     }
-    out.push((((body.len() + 1) as u32) << 16) | op::Phi as u32);
-    out.extend_from_slice(&body);
+    push_inst(out, op::Phi, body);
 }

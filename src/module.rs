@@ -186,6 +186,25 @@ pub fn push_inst(out: &mut Vec<u32>, opcode: u16, operands: impl IntoIterator<It
     out[at] = header_word(out.len() - at, opcode);
 }
 
+/// Checks that `words` (host order) hold a whole 5-word header starting
+/// with the SPIR-V magic number: what every reader of a module checks
+/// first. Errors name byte offset 0.
+pub(crate) fn check_header_start(words: &[u32]) -> Result<()> {
+    if words.len() < HEADER_WORDS {
+        return Err(binary(
+            0,
+            format!(
+                "module has {} words, fewer than the 5-word header",
+                words.len()
+            ),
+        ));
+    }
+    if words[0] != MAGIC {
+        return Err(binary(0, format!("bad magic number 0x{:08x}", words[0])));
+    }
+    Ok(())
+}
+
 /// Reads the instruction starting at word `at`, checking its word count.
 #[inline]
 pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {
@@ -251,18 +270,7 @@ impl<'w> Module<'w> {
     /// every instruction's word count; functions must be closed by
     /// `OpFunctionEnd` and not nested.
     pub fn parse(words: &'w [u32]) -> Result<Module<'w>> {
-        if words.len() < HEADER_WORDS {
-            return Err(binary(
-                0,
-                format!(
-                    "module has {} words, fewer than the 5-word header",
-                    words.len()
-                ),
-            ));
-        }
-        if words[0] != MAGIC {
-            return Err(binary(0, format!("bad magic number 0x{:08x}", words[0])));
-        }
+        check_header_start(words)?;
         if words[4] != 0 {
             return Err(binary(
                 16,

@@ -334,15 +334,7 @@ impl Walker<'_, '_> {
                 let inner = (self.words[self.pos] & 0xffff) as u16;
                 self.pos += 1;
                 match grammar(inner) {
-                    Some(g) => {
-                        let ops: Vec<_> = g
-                            .operands
-                            .iter()
-                            .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
-                            .cloned()
-                            .collect();
-                        self.operands(&ops)
-                    }
+                    Some(g) => self.operands(&operands_after_result(g)),
                     None => {
                         self.rest_maybe();
                         Ok(())
@@ -552,6 +544,16 @@ pub mod op {
         NoLine,
         Undef
     );
+}
+
+/// The operands of `g` after its result type and result id: what follows
+/// the inner opcode of an `OpSpecConstantOp`.
+pub(crate) fn operands_after_result(g: &Instruction) -> Vec<rspirv::grammar::LogicalOperand> {
+    g.operands
+        .iter()
+        .filter(|o| !matches!(o.kind, OperandKind::IdResultType | OperandKind::IdResult))
+        .cloned()
+        .collect()
 }
 
 #[cfg(test)]

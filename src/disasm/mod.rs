@@ -31,11 +31,11 @@ mod number;
 
 use rspirv::grammar::{Instruction, LogicalOperand, OperandKind as K, OperandQuantifier as Q};
 
-use crate::error::{Result, binary};
+use crate::error::Result;
 use crate::fastmap::Map;
 use crate::globals::Globals;
-use crate::module::{HEADER_WORDS, MAGIC, inst_at, literal_string};
-use crate::operands::{Role, for_each_id, grammar, op, opname};
+use crate::module::{HEADER_WORDS, check_header_start, inst_at, literal_string};
+use crate::operands::{Role, for_each_id, grammar, op, operands_after_result, opname};
 use ext_inst::ExtSet;
 use names::Enumerant;
 use number::FloatFormat;
@@ -46,21 +46,7 @@ use number::FloatFormat;
 /// instruction, ids as `%N`. Errors only when the header or an
 /// instruction's word count is malformed, naming the byte offset.
 pub fn disassemble(words: &[u32]) -> Result<String> {
-    if words.len() < HEADER_WORDS {
-        return Err(binary(
-            0,
-            format!(
-                "module has {} words, fewer than the 5-word header",
-                words.len()
-            ),
-        ));
-    }
-    if words[0] != MAGIC {
-        return Err(binary(
-            0,
-            format!("bad magic number 0x{:08x} (expected 0x07230203)", words[0]),
-        ));
-    }
+    check_header_start(words)?;
     let mut out = header(words);
     let mut context = Context::default();
     // `spirv-as` reads raw words after an instruction that could take more
@@ -507,13 +493,7 @@ impl Line<'_> {
             .and_then(grammar)
             .ok_or_else(|| format!("{inner} is not an opcode OpSpecConstantOp takes"))?;
         self.push(name_of(g));
-        let ops: Vec<LogicalOperand> = g
-            .operands
-            .iter()
-            .filter(|o| !matches!(o.kind, K::IdResultType | K::IdResult))
-            .cloned()
-            .collect();
-        self.operands(&ops)
+        self.operands(&operands_after_result(g))
     }
 
     /// An enumerant by name, then its parameters.
@@ -578,6 +558,7 @@ pub(crate) fn text(words: &[u32], g: &Globals) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::module::MAGIC;
 
     /// `OpCapability Shader`.
     const CAPABILITY_SHADER: [u32; 2] = [(2 << 16) | 17, 1];

@@ -17,7 +17,6 @@ mod common;
 mod kasm;
 
 use std::collections::BTreeSet;
-use std::ffi::OsStr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::time::{Duration, Instant};
 
@@ -37,21 +36,9 @@ const MEM_LIMIT_KB: u64 = 4 * 1024 * 1024;
 /// failing if the child panics, dies of a signal (stack overflow, abort,
 /// out of memory) or runs longer than `limit`.
 fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
-    if std::env::var(CHILD).as_deref() == Ok(name) {
-        body();
+    let Some(run) = common::isolated_run(name, CHILD, "hostile", MEM_LIMIT_KB, limit, body) else {
         return;
-    }
-    let run = common::Child {
-        test: name,
-        env: (CHILD, OsStr::new(name)),
-        log: "hostile",
-        label: name,
-        mem_limit_kb: MEM_LIMIT_KB,
-        time_limit: limit,
-        poll: Duration::from_millis(20),
-        own_group: true,
-    }
-    .run();
+    };
     let text = &run.output;
     let tail: String = {
         let chars: Vec<char> = text.chars().collect();

@@ -14,7 +14,6 @@ mod common;
 #[path = "../fuzz/container_checks.rs"]
 mod container_checks;
 
-use std::ffi::OsStr;
 use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
@@ -29,21 +28,11 @@ const MEM_LIMIT_KB: u64 = 1024 * 1024;
 
 /// Runs `body` in a child process under the memory limit and `limit`.
 fn isolated(name: &str, limit: Duration, body: impl FnOnce()) {
-    if std::env::var(CHILD).as_deref() == Ok(name) {
-        body();
+    let Some(run) =
+        common::isolated_run(name, CHILD, "hostile-containers", MEM_LIMIT_KB, limit, body)
+    else {
         return;
-    }
-    let run = common::Child {
-        test: name,
-        env: (CHILD, OsStr::new(name)),
-        log: "hostile-containers",
-        label: name,
-        mem_limit_kb: MEM_LIMIT_KB,
-        time_limit: limit,
-        poll: Duration::from_millis(20),
-        own_group: true,
-    }
-    .run();
+    };
     if let Some(why) = run.failure() {
         panic!("{name}: {why}; output:\n{}", run.output);
     }

@@ -399,6 +399,38 @@ pub struct Child<'a> {
     pub own_group: bool,
 }
 
+/// Runs `body` and returns `None` when this process is the child re-run
+/// for test `name` (its environment has `child_var` = `name`); otherwise
+/// re-runs test `name` in a child process of its own process group under
+/// `mem_limit_kb` and `time_limit`, logging to `rspv-<log>-…`, and returns
+/// how that run ended.
+pub fn isolated_run(
+    name: &str,
+    child_var: &str,
+    log: &str,
+    mem_limit_kb: u64,
+    time_limit: Duration,
+    body: impl FnOnce(),
+) -> Option<ChildRun> {
+    if std::env::var(child_var).as_deref() == Ok(name) {
+        body();
+        return None;
+    }
+    Some(
+        Child {
+            test: name,
+            env: (child_var, OsStr::new(name)),
+            log,
+            label: name,
+            mem_limit_kb,
+            time_limit,
+            poll: Duration::from_millis(20),
+            own_group: true,
+        }
+        .run(),
+    )
+}
+
 /// How a [`Child`] run ended.
 pub struct ChildRun {
     /// The exit status; `None` when it was killed at the time limit.

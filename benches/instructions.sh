@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Work and end-to-end throughput of the CLI, for issue 10's targets, in a form
+# the machine's load does not change: instruction counts.
+#
+# - cachegrind `I refs` (`valgrind --tool=cachegrind --cache-sim=no`) of
+#   `rspv-specialize --target gfx950 IN -o OUT` on generated "calls" modules
+#   of 1, 10 and 100 MB (every 10th kernel predicated), as a total and per
+#   input word (linear in size when the per-word figure stays flat), and on
+#   every golden input (small modules: the fixed cost of a run);
+# - the same count for `cp IN OUT`, the floor of any tool that writes a file;
+# - wall time on tmpfs (/dev/shm, so the disk does not hide the code):
+#   median of 5 runs of the CLI and of `cp`, and their ratio.
+#
+# Usage: bash benches/instructions.sh        (about 3 minutes on 2 cores)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=5
+tmp=$(mktemp -d /dev/shm/rspv-instr.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+cargo build --release --quiet --bin rspv-specialize --example gen_module
+cli=$PWD/target/release/rspv-specialize
+gen=$PWD/target/release/examples/gen_module
+
+# I refs of one command (counted whether or not it succeeds: some golden
+# inputs are meant to fail).
+irefs() {
+    { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
+        awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'
+}
+
+# Median wall time of $runs runs, in seconds.
+median_s() {
+    local i start end
+    for ((i = 0; i < runs; i++)); do
+        start=$(date +%s%N)
+        "$@" >/dev/null 2>&1
+        end=$(date +%s%N)
+        echo $((end - start))
+    done | sort -n | awk '{ t[NR] = $1 } END { printf "%.6f", t[int((NR + 1) / 2)] / 1e9 }'
+}
+
+echo "| module | words | CLI I refs | per word | cp I refs | CLI median | cp median | CLI MB/s | cp / CLI time |"
+echo "|---|---|---|---|---|---|---|---|---|"
+for mb in 1 10 100; do
+    in=$tmp/calls_${mb}mb.spv
+    "$gen" --mb "$mb" -o "$in" 2>/dev/null
+    bytes=$(stat -c %s "$in")
+    words=$((bytes / 4))
+    cli_i=$(irefs "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
+    cp_i=$(irefs cp "$in" "$tmp/copy.spv")
+    cli_t=$(median_s "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
+    cp_t=$(median_s cp "$in" "$tmp/copy.spv")
+    awk -v m="calls, $mb MB" -v w="$words" -v ci="$cli_i" -v pi="$cp_i" -v ct="$cli_t" -v pt="$cp_t" -v b="$bytes" 'BEGIN {
+        printf "| %s | %d | %.1f M | %.1f | %.2f M | %.1f ms | %.1f ms | %.0f | %.2f |\n",
+            m, w, ci / 1e6, ci / w, pi / 1e6, ct * 1e3, pt * 1e3, b / ct / 1e6, pt / ct }'
+    rm -f "$in" "$tmp/out.spv" "$tmp/copy.spv"
+done
+
+echo
+echo "Small modules (every tests/golden/*/input.spv), CLI --target gfx950:"
+max=0
+maxname=
+for in in tests/golden/*/input.spv; do
+    i=$(irefs "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
+    if ((i > max)); then
+        max=$i
+        maxname=$in
+    fi
+done
+dc=$(irefs "$cli" --target gfx950 tests/golden/dispatch-chain/input.spv -o "$tmp/out.spv" --report none)
+nop=$(irefs "$cli" --version)
+awk -v dc="$dc" -v max="$max" -v name="$maxname" -v nop="$nop" 'BEGIN {
+    printf "dispatch-chain: %.2f M I refs; largest of the golden inputs: %.2f M (%s); `rspv-specialize --version` (process start): %.2f M\n",
+        dc / 1e6, max / 1e6, name, nop / 1e6 }'

@@ -77,7 +77,10 @@ pub(super) fn specialize_many(
                             message: "internal error: the rewrite panicked".to_string(),
                         })
                     })
-                    .map(|(w, rep)| (Arc::new(w), rep));
+                    .map(|out| {
+                        let s = out.into_specialized();
+                        (s.words, s.report)
+                    });
                     if let Ok(mut slot) = outputs[i].lock() {
                         *slot = Some(r);
                     }

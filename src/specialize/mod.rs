@@ -29,14 +29,16 @@
 mod analysis;
 mod batch;
 mod context;
-pub(crate) mod emit;
+mod emit;
 mod function;
+mod output;
 mod prepared;
 mod report;
 mod scan;
 mod sweep;
 mod unresolved;
 
+pub use output::Output;
 pub use prepared::Prepared;
 pub use report::Report;
 

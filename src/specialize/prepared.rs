@@ -2,8 +2,6 @@
 //! target or many: the passes run here in order, and targets that resolve
 //! every predicate alike share one rewrite.
 
-use std::sync::Arc;
-
 use crate::error::{Error, Result, UnresolvedUse};
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
@@ -14,6 +12,7 @@ use crate::target::Target;
 
 use super::analysis::Analysis;
 use super::context::{self, Context};
+use super::output::{Output, Pieces};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -51,25 +50,26 @@ impl<'w> Prepared<'w> {
         self.analysis.as_ref().map(|a| &a.table)
     }
 
-    /// Specializes for one target.
-    pub fn specialize(&self, target: &Target<'_>, _options: &Options) -> Result<Specialized> {
-        let Some(a) = &self.analysis else {
-            let mut report = Report::default();
-            report.describe_target(target);
-            return Ok(Specialized {
-                words: Arc::new(self.words.to_vec()),
-                endian: self.endian,
-                report,
-            });
+    /// Specializes for one target, the module in one buffer.
+    pub fn specialize(&self, target: &Target<'_>, options: &Options) -> Result<Specialized> {
+        self.specialize_output(target, options)
+            .map(Output::into_specialized)
+    }
+
+    /// Specializes for one target, the module as pieces: ranges of the
+    /// input and words of its own, to be written out without a copy of the
+    /// whole module ([`Output::chunks`]).
+    pub fn specialize_output(&self, target: &Target<'_>, _options: &Options) -> Result<Output<'w>> {
+        let mut out = match &self.analysis {
+            None => {
+                let mut pieces = Pieces::default();
+                pieces.input(0..self.words.len());
+                pieces.finish(self.words, self.endian, Report::default())
+            }
+            Some(a) => self.run(a, &resolve(&a.table, target)?)?,
         };
-        let predicates = resolve(&a.table, target)?;
-        let (words, mut report) = self.run(a, &predicates)?;
-        report.describe_target(target);
-        Ok(Specialized {
-            words: Arc::new(words),
-            endian: self.endian,
-            report,
-        })
+        out.report_mut().describe_target(target);
+        Ok(out)
     }
 
     /// Specializes for every target, sharing the work of targets that
@@ -95,7 +95,7 @@ impl<'w> Prepared<'w> {
     }
 
     /// The rewrite for one set of predicate values: the passes in order.
-    pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<(Vec<u32>, Report)> {
+    pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<Output<'w>> {
         let (m, g, table) = (&self.m, &self.g, &a.table);
         let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
         let mut report = Report {
@@ -122,10 +122,12 @@ impl<'w> Prepared<'w> {
         let plan = emit::Plan {
             removed_ids: &removed_ids,
             removed_functions: &dead,
-            rewritten: &rewrites.words,
+            rewritten: &rewrites.ranges,
             global_rewrites: &global_rewrites,
         };
-        Ok((emit::emit(m, &ctx, &plan), report))
+        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
+        emit::emit(m, &ctx, &plan, &mut pieces);
+        Ok(pieces.finish(self.words, self.endian, report))
     }
 
     /// Rewrites, in module order, every function a predicate reaches,
@@ -156,7 +158,9 @@ impl<'w> Prepared<'w> {
             rewrites
                 .watched
                 .insert(f.id, scan::watched_ids(&r.words, &a.watch)?);
-            rewrites.words.insert(f.id, r.words);
+            let start = rewrites.words.len();
+            rewrites.words.extend_from_slice(&r.words);
+            rewrites.ranges.insert(f.id, start..rewrites.words.len());
         }
         Ok(rewrites)
     }
@@ -280,8 +284,10 @@ impl<'w> Prepared<'w> {
 /// What the function rewrites of one run produced, by function id.
 #[derive(Default)]
 struct Rewrites {
-    /// New words of each rewritten function.
-    words: HashMap<u32, Vec<u32>>,
+    /// The new words of every rewritten function, one after the other.
+    words: Vec<u32>,
+    /// Where each rewritten function's words are in `words`.
+    ranges: HashMap<u32, std::ops::Range<usize>>,
     /// Callees each rewritten function still calls.
     callees: HashMap<u32, Vec<u32>>,
     /// Table-closure ids each rewritten function still mentions.

@@ -24,6 +24,7 @@ pub mod error;
 mod fastmap;
 pub mod feature_expr;
 pub mod globals;
+mod idbits;
 mod idset;
 mod input;
 pub mod inspect;

@@ -10,6 +10,7 @@
 use std::ops::Range;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
+use crate::idbits::IdBits;
 use crate::module::{HEADER_WORDS, Module, literal_string_words, push_inst};
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
@@ -19,7 +20,7 @@ use super::output::Pieces;
 /// What to leave out or replace.
 pub struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
-    pub removed_ids: &'p HashSet<u32>,
+    pub removed_ids: &'p IdBits,
     /// Functions that go.
     pub removed_functions: &'p HashSet<u32>,
     /// Where the new words of each rewritten function are in the buffer
@@ -76,7 +77,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
     for (k, &inst) in m.globals.iter().enumerate() {
         let w = m.inst_words(inst);
         if let Some(p) = result_pos(inst.opcode)
-            && w.get(p).is_some_and(|id| removed.contains(id))
+            && w.get(p).is_some_and(|&id| removed.contains(id))
         {
             continue;
         }
@@ -84,7 +85,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
         match inst.opcode {
             o if is_annotation(o) => {
                 let target = w.get(1).copied().unwrap_or(0);
-                if removed.contains(&target)
+                if removed.contains(target)
                     || (o == op::Decorate
                         && w.get(2) == Some(&spec_id)
                         && sites.contains_key(&target))
@@ -94,8 +95,8 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
                 out.input(inst.at..inst.end());
             }
             op::GroupDecorate => {
-                if w[2..].iter().any(|t| removed.contains(t)) {
-                    let kept = || w[2..].iter().copied().filter(|t| !removed.contains(t));
+                if w[2..].iter().any(|&t| removed.contains(t)) {
+                    let kept = || w[2..].iter().copied().filter(|&t| !removed.contains(t));
                     if kept().next().is_some() {
                         push_inst(
                             out.own(),
@@ -109,9 +110,9 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
             }
             op::EntryPoint => {
                 let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
-                if w[3 + n..].iter().any(|t| removed.contains(t)) {
+                if w[3 + n..].iter().any(|&t| removed.contains(t)) {
                     let head = w[1..3 + n].iter().copied();
-                    let iface = w[3 + n..].iter().copied().filter(|t| !removed.contains(t));
+                    let iface = w[3 + n..].iter().copied().filter(|&t| !removed.contains(t));
                     push_inst(out.own(), op::EntryPoint, head.chain(iface));
                 } else {
                     out.input(inst.at..inst.end());

@@ -5,6 +5,7 @@
 use crate::error::{Error, Result, UnresolvedUse};
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::inspect::Resolved;
 use crate::module::{Endian, Module};
 use crate::table::{self, PredicateTable};
@@ -138,7 +139,14 @@ impl<'w> Prepared<'w> {
         ctx: &mut Context<'_>,
         report: &mut Report,
     ) -> Result<Rewrites> {
-        let mut rewrites = Rewrites::default();
+        let mut rewrites = Rewrites {
+            words: Vec::new(),
+            ranges: HashMap::default(),
+            callees: HashMap::default(),
+            watched: HashMap::default(),
+            removed_ids: IdBits::new(self.m.bound(), self.words.len()),
+            bad: Vec::new(),
+        };
         for (f, facts) in self.m.functions.iter().zip(&a.facts) {
             if !facts.touched {
                 continue;
@@ -232,7 +240,7 @@ impl<'w> Prepared<'w> {
         rewrites: &mut Rewrites,
         dead: &HashSet<u32>,
         report: &mut Report,
-    ) -> HashSet<u32> {
+    ) -> IdBits {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
         for f in &m.functions {
@@ -259,7 +267,7 @@ impl<'w> Prepared<'w> {
                 removed_ids.insert(id);
             }
         }
-        let mut kept_mentions: HashSet<u32> = HashSet::default();
+        let mut kept_mentions = IdBits::new(m.bound(), m.words.len());
         for (f, facts) in m.functions.iter().zip(&a.facts) {
             if dead.contains(&f.id) {
                 continue;
@@ -282,7 +290,6 @@ impl<'w> Prepared<'w> {
 }
 
 /// What the function rewrites of one run produced, by function id.
-#[derive(Default)]
 struct Rewrites {
     /// The new words of every rewritten function, one after the other.
     words: Vec<u32>,
@@ -293,7 +300,7 @@ struct Rewrites {
     /// Table-closure ids each rewritten function still mentions.
     watched: HashMap<u32, Vec<u32>>,
     /// Result ids the rewrites deleted.
-    removed_ids: HashSet<u32>,
+    removed_ids: IdBits,
     /// Unresolved uses, with the function's chain definitions for messages.
     bad: Vec<(
         u32,

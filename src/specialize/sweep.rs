@@ -14,6 +14,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::idset::IdSet;
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
@@ -152,9 +153,11 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
             }
         });
     }
-    let mut ids: Vec<u32> = seen.into_iter().collect();
-    ids.sort_by_key(|id| g.defs[id].at);
-    ids
+    // Every id but a variable without a definition (then alone) has one.
+    let at = |id: u32| g.defs.get(&id).map_or(0, |d| d.at);
+    let mut ids: Vec<(usize, u32)> = seen.into_iter().map(|id| (at(id), id)).collect();
+    ids.sort_unstable();
+    ids.into_iter().map(|(_, id)| id).collect()
 }
 
 /// Module-scope readers of the table's closure. Names and decorations go
@@ -209,21 +212,22 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
 }
 
 /// Which of the table's closure can go: the variable always; any other id
-/// when every module-scope reader of it goes too and no kept function
-/// mentions it (`kept_function_mentions`).
+/// when every module-scope reader of it goes too (is in `removed` or goes
+/// here) and no kept function mentions it (`kept_function_mentions`).
 pub fn removable_table_ids(
     closure: &[u32],
     readers: &TableReaders,
-    removed: &HashSet<u32>,
-    kept_function_mentions: &HashSet<u32>,
+    removed: &IdBits,
+    kept_function_mentions: &IdBits,
     table_variable: u32,
 ) -> Vec<u32> {
-    let mut gone: HashSet<u32> = removed.clone();
-    gone.insert(table_variable);
     let mut out = vec![table_variable];
+    let mut gone_here: HashSet<u32> =
+        HashSet::with_capacity_and_hasher(closure.len(), Default::default());
+    gone_here.insert(table_variable);
     for &id in closure.iter().rev() {
         if id == table_variable
-            || kept_function_mentions.contains(&id)
+            || kept_function_mentions.contains(id)
             || readers.anonymous.contains(&id)
         {
             continue;
@@ -233,9 +237,9 @@ pub fn removable_table_ids(
             .get(&id)
             .into_iter()
             .flatten()
-            .all(|r| gone.contains(r));
+            .all(|&r| removed.contains(r) || gone_here.contains(&r));
         if all_gone {
-            gone.insert(id);
+            gone_here.insert(id);
             out.push(id);
         }
     }

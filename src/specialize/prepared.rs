@@ -7,9 +7,11 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
 use crate::idbits::IdBits;
 use crate::inspect::Resolved;
-use crate::module::{Endian, Module};
+use crate::module::{Endian, FunctionRange, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
+
+use std::sync::Arc;
 
 use super::analysis::Analysis;
 use super::context::{self, Context};
@@ -22,8 +24,8 @@ use super::{Options, Report, Specialized, emit, function, scan, sweep};
 pub struct Prepared<'w> {
     words: &'w [u32],
     pub(super) endian: Endian,
-    m: Module<'w>,
-    g: Globals,
+    pub(super) m: Module<'w>,
+    pub(super) g: Globals,
     pub(super) analysis: Option<Analysis>,
 }
 
@@ -97,16 +99,44 @@ impl<'w> Prepared<'w> {
 
     /// The rewrite for one set of predicate values: the passes in order.
     pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<Output<'w>> {
-        let (m, g, table) = (&self.m, &self.g, &a.table);
+        // Resolve: every predicate site's value and the module-scope chain.
+        let (mut ctx, mut report) = self.resolve_values(a, predicates)?;
+        // Fold and repair every function a predicate reaches.
+        let m = &self.m;
+        let rewrites =
+            self.rewrite_functions(a, &mut ctx, &mut report, &mut |_, f, ctx, name| {
+                function::rewrite(m, ctx, f.start, f.end, name).map(Arc::new)
+            })?;
+        self.finish(a, ctx, rewrites, report)
+    }
+
+    /// The context of one set of predicate values (every predicate site's
+    /// value and the module-scope chain folded), and the report begun.
+    pub(super) fn resolve_values<'p>(
+        &'p self,
+        a: &'p Analysis,
+        predicates: &[Resolved],
+    ) -> Result<(Context<'p>, Report)> {
         let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
-        let mut report = Report {
+        let report = Report {
             predicates: predicates.to_vec(),
             ..Report::default()
         };
-        // Resolve: every predicate site's value and the module-scope chain.
-        let mut ctx = Context::new(m, g, table, &values, &a.readers)?;
-        // Fold and repair every function a predicate reaches.
-        let mut rewrites = self.rewrite_functions(a, &mut ctx, &mut report)?;
+        let ctx = Context::new(&self.m, &self.g, &a.table, &values, &a.readers)?;
+        Ok((ctx, report))
+    }
+
+    /// The passes after the function rewrites: the sweep of dead
+    /// functions, the check for unresolved uses, the module-scope rewrite,
+    /// the removed ids, and the output laid down.
+    pub(super) fn finish(
+        &self,
+        a: &Analysis,
+        mut ctx: Context<'_>,
+        mut rewrites: Rewrites,
+        mut report: Report,
+    ) -> Result<Output<'w>> {
+        let m = &self.m;
         let dead = self.dead_functions(a, &rewrites);
         self.check_unresolved(a, &ctx, &rewrites, &dead)?;
         // Module scope: rewrite readers (choosing the last replacement
@@ -131,13 +161,16 @@ impl<'w> Prepared<'w> {
         Ok(pieces.finish(self.words, self.endian, report))
     }
 
-    /// Rewrites, in module order, every function a predicate reaches,
-    /// adding what each did to `report`.
-    fn rewrite_functions(
+    /// Rewrites, in module order, every function a predicate reaches
+    /// (`rewrite(index, function, context, name)` makes or finds each
+    /// rewrite), choosing its constants and adding what it did to
+    /// `report`.
+    pub(super) fn rewrite_functions(
         &self,
         a: &Analysis,
         ctx: &mut Context<'_>,
         report: &mut Report,
+        rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites {
             words: Vec::new(),
@@ -147,28 +180,38 @@ impl<'w> Prepared<'w> {
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
-        for (f, facts) in self.m.functions.iter().zip(&a.facts) {
+        for (k, (f, facts)) in self.m.functions.iter().zip(&a.facts).enumerate() {
             if !facts.touched {
                 continue;
             }
             let name = self.g.function_name(f.id);
-            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            let r = rewrite(k, f, ctx, &name)?;
             // Constants are chosen on first need, in module order.
-            for &(at, b) in &r.constant_uses {
-                r.words[at] = ctx.constant(b);
-            }
-            report.add_rewrite(name, &r);
-            rewrites.removed_ids.extend(r.removed_ids.iter().copied());
-            if !r.bad_uses.is_empty() {
-                rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
-            }
-            rewrites.callees.insert(f.id, r.callees);
-            rewrites
-                .watched
-                .insert(f.id, scan::watched_ids(&r.words, &a.watch)?);
             let start = rewrites.words.len();
             rewrites.words.extend_from_slice(&r.words);
-            rewrites.ranges.insert(f.id, start..rewrites.words.len());
+            for &(at, b) in &r.constant_uses {
+                rewrites.words[start + at] = ctx.constant(b);
+            }
+            let range = start..rewrites.words.len();
+            report.add_rewrite(name, &r);
+            rewrites.removed_ids.extend(r.removed_ids.iter().copied());
+            // A rewrite shared with other targets is copied from.
+            let (callees, bad) = match Arc::try_unwrap(r) {
+                Ok(r) => (r.callees, (r.bad_uses, r.chain_defs)),
+                Err(r) => (
+                    r.callees.clone(),
+                    (r.bad_uses.clone(), r.chain_defs.clone()),
+                ),
+            };
+            if !bad.0.is_empty() {
+                rewrites.bad.push((f.id, bad.0, bad.1));
+            }
+            rewrites.callees.insert(f.id, callees);
+            rewrites.watched.insert(
+                f.id,
+                scan::watched_ids(&rewrites.words[range.clone()], &a.watch)?,
+            );
+            rewrites.ranges.insert(f.id, range);
         }
         Ok(rewrites)
     }
@@ -289,8 +332,13 @@ impl<'w> Prepared<'w> {
     }
 }
 
+/// How [`Prepared::rewrite_functions`] gets each function's rewrite: from
+/// its index in the module, the function, the context and its name.
+pub(super) type RewriteFn<'r> =
+    dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Arc<function::Rewritten>> + 'r;
+
 /// What the function rewrites of one run produced, by function id.
-struct Rewrites {
+pub(super) struct Rewrites {
     /// The new words of every rewritten function, one after the other.
     words: Vec<u32>,
     /// Where each rewritten function's words are in `words`.

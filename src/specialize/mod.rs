@@ -42,11 +42,12 @@ pub use output::Output;
 pub use prepared::Prepared;
 pub use report::Report;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::Result;
 use crate::input::Input;
-use crate::module::{Endian, bytes_from_words, words_from_bytes};
+use crate::module::{Endian, bytes_from_words, check_start, extend_words};
 use crate::target::Target;
 
 /// Options of a specialization run.
@@ -102,10 +103,29 @@ impl Specialized {
 /// ```
 pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Result<Specialized> {
     let input = Input::read(bytes)?;
-    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
-    Prepared::new(&words, endian)
-        .and_then(|p| p.specialize(target, options))
-        .map_err(|e| input.locate(e))
+    let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
+    // The analysis goes before the output is gathered into one buffer.
+    let out = Prepared::new(&words, endian)
+        .and_then(|p| p.specialize_output(target, options))
+        .map_err(|e| input.locate(e))?;
+    Ok(out.into_specialized())
+}
+
+/// A module's words in host order, with its byte order: the bytes
+/// themselves when they are in the host's order and aligned for words (no
+/// copy), else a copy. Errors name the byte offset.
+fn host_words(bytes: &[u8]) -> Result<(Cow<'_, [u32]>, Endian)> {
+    let endian = check_start(bytes, bytes.len())?;
+    let host = match endian {
+        Endian::Little => cfg!(target_endian = "little"),
+        Endian::Big => cfg!(target_endian = "big"),
+    };
+    if host && let Ok(words) = bytemuck::try_cast_slice(bytes) {
+        return Ok((Cow::Borrowed(words), endian));
+    }
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    extend_words(&mut words, bytes, endian);
+    Ok((Cow::Owned(words), endian))
 }
 
 /// Specializes a module given as host-order words for `target`; the output
@@ -124,7 +144,8 @@ pub fn specialize_words(
     target: &Target<'_>,
     options: &Options,
 ) -> Result<Specialized> {
-    Prepared::new(words, Endian::Little)?.specialize(target, options)
+    let out = Prepared::new(words, Endian::Little)?.specialize_output(target, options)?;
+    Ok(out.into_specialized())
 }
 
 /// Specializes one module for many targets: the module is parsed and
@@ -148,7 +169,7 @@ pub fn specialize_many(
     options: &Options,
 ) -> Result<Vec<Result<Specialized>>> {
     let input = Input::read(bytes)?;
-    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
+    let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
     let prepared = Prepared::new(&words, endian).map_err(|e| input.locate(e))?;
     Ok(prepared
         .specialize_many(targets, options)

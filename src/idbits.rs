@@ -33,17 +33,20 @@ impl IdBits {
         }
     }
 
-    /// Adds `id`.
+    /// Adds `id`; true when it was not a member.
     #[inline]
-    pub(crate) fn insert(&mut self, id: u32) {
+    pub(crate) fn insert(&mut self, id: u32) -> bool {
         if id < self.limit {
             let k = id as usize / 64;
             if k >= self.bits.len() {
                 self.bits.resize(k + 1, 0);
             }
-            self.bits[k] |= 1 << (id % 64);
+            let bit = 1 << (id % 64);
+            let new = self.bits[k] & bit == 0;
+            self.bits[k] |= bit;
+            new
         } else {
-            self.far.insert(id);
+            self.far.insert(id)
         }
     }
 
@@ -77,10 +80,11 @@ mod tests {
         // Limit: min(bound 1000, 32 * 4 words) = 128.
         let mut s = IdBits::new(1000, 4);
         s.extend([0, 5, 127, 128, 999, u32::MAX]);
+        assert!(!s.insert(5) && !s.insert(999) && s.insert(6) && s.insert(1));
         for id in [0, 5, 127, 128, 999, u32::MAX] {
             assert!(s.contains(id), "{id}");
         }
-        for id in [1, 126, 129, 998, 1000, u32::MAX - 1] {
+        for id in [2, 126, 129, 998, 1000, u32::MAX - 1] {
             assert!(!s.contains(id), "{id}");
         }
         assert_eq!(s.bits.len(), 2);

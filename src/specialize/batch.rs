@@ -97,7 +97,7 @@ fn group_outputs(
 ) -> Vec<Option<GroupOutput>> {
     let begun: Vec<Result<(Context<'_>, Report)>> = groups
         .iter()
-        .map(|(_, preds)| prepared.resolve_values(a, preds))
+        .map(|(_, preds)| prepared.resolve_values(a, preds.clone()))
         .collect();
     let contexts: Vec<Option<&Context<'_>>> = begun
         .iter()

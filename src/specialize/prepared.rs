@@ -69,7 +69,7 @@ impl<'w> Prepared<'w> {
                 pieces.input(0..self.words.len());
                 pieces.finish(self.words, self.endian, Report::default())
             }
-            Some(a) => self.run(a, &resolve(&a.table, target)?)?,
+            Some(a) => self.run(a, resolve(&a.table, target)?)?,
         };
         out.report_mut().describe_target(target);
         Ok(out)
@@ -98,7 +98,7 @@ impl<'w> Prepared<'w> {
     }
 
     /// The rewrite for one set of predicate values: the passes in order.
-    pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<Output<'w>> {
+    pub(super) fn run(&self, a: &Analysis, predicates: Vec<Resolved>) -> Result<Output<'w>> {
         // Resolve: every predicate site's value and the module-scope chain.
         let (mut ctx, mut report) = self.resolve_values(a, predicates)?;
         // Fold and repair every function a predicate reaches.
@@ -115,11 +115,11 @@ impl<'w> Prepared<'w> {
     pub(super) fn resolve_values<'p>(
         &'p self,
         a: &'p Analysis,
-        predicates: &[Resolved],
+        predicates: Vec<Resolved>,
     ) -> Result<(Context<'p>, Report)> {
         let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
         let report = Report {
-            predicates: predicates.to_vec(),
+            predicates,
             ..Report::default()
         };
         let ctx = Context::new(&self.m, &self.g, &a.table, &values, &a.readers)?;
@@ -359,9 +359,5 @@ pub(super) struct Rewrites {
 
 /// Values of every predicate for the target, in table order.
 pub(super) fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec<Resolved>> {
-    let inspection = crate::inspect::Inspection {
-        has_table: true,
-        predicates: table.predicates.clone(),
-    };
-    inspection.resolve(target)
+    crate::inspect::resolve_predicates(&table.predicates, target)
 }

@@ -15,21 +15,22 @@ use crate::target::Target;
 use super::analysis::Analysis;
 use super::context::{Context, Replacement, Val};
 use super::function::{self, Func, Rewritten};
+use super::parallel::map_parallel;
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};
 
 /// One distinct rewrite's result, shared by the targets of its group.
 type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
 
-/// A group's context and report begun, and its functions' rewrites by
-/// function index.
+/// A group's context and report begun, and the rewrites of the functions a
+/// predicate reaches, in module order.
 type GroupWork<'c> = (
     Result<(Context<'c>, Report)>,
     Vec<Option<Result<Arc<Rewritten>>>>,
 );
 
 /// One function's rewrite for each group (`None`: the group failed before
-/// the rewrites).
+/// the rewrites, or a bug lost it).
 type FunctionRewrites = Vec<Option<Result<Arc<Rewritten>>>>;
 
 /// [`Prepared::specialize_many_with_progress`]: one result per target, in
@@ -105,32 +106,17 @@ fn group_outputs(
         .collect();
     let touched: Vec<usize> = (0..a.facts.len()).filter(|&k| a.facts[k].touched).collect();
     // Phase 1, by function: decode once, rewrite once per distinct view.
-    let slots: Vec<Mutex<Option<FunctionRewrites>>> =
-        touched.iter().map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
-    in_parallel(touched.len(), || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= touched.len() {
-                break;
-            }
-            let r = rewrite_for_all(prepared, touched[i], &contexts);
-            if let Ok(mut slot) = slots[i].lock() {
-                *slot = Some(r);
-            }
-        }
+    let by_function = map_parallel(touched.len(), |i| {
+        rewrite_for_all(prepared, touched[i], &contexts)
     });
-    let mut by_function: Vec<FunctionRewrites> = slots
-        .into_iter()
-        .map(|s| s.into_inner().ok().flatten().unwrap_or_default())
-        .collect();
-    // Each group's column of rewrites, by function index.
+    // Each group's column of rewrites, in the order of `touched`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
-        .map(|_| (0..a.facts.len()).map(|_| None).collect())
+        .map(|_| Vec::with_capacity(touched.len()))
         .collect();
-    for (i, row) in by_function.iter_mut().enumerate() {
-        for (g, r) in row.drain(..).enumerate() {
-            columns[g][touched[i]] = r;
+    for row in by_function {
+        let mut row = row.unwrap_or_default().into_iter();
+        for column in &mut columns {
+            column.push(row.next().flatten());
         }
     }
     // Phase 2, by group: constants, sweep, output.
@@ -139,47 +125,37 @@ fn group_outputs(
         .zip(columns)
         .map(|w| Mutex::new(Some(w)))
         .collect();
-    let outputs: Vec<Mutex<Option<GroupOutput>>> =
-        (0..groups.len()).map(|_| Mutex::new(None)).collect();
-    let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    in_parallel(groups.len(), || {
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= groups.len() {
-                break;
-            }
-            let Some((begun, mut column)) = work[i].lock().ok().and_then(|mut w| w.take()) else {
-                continue;
-            };
-            // A panic would be a bug; keep it from taking the other
-            // targets down with it.
-            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                let (mut ctx, mut report) = begun?;
-                let rewrites =
-                    prepared.rewrite_functions(a, &mut ctx, &mut report, &mut |k, _, _, _| {
-                        column[k].take().unwrap_or_else(|| {
+    map_parallel(groups.len(), |i| {
+        let (begun, mut column) = work[i].lock().ok().and_then(|mut w| w.take())?;
+        // A panic would be a bug; keep it from taking the other targets
+        // down with it.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (mut ctx, mut report) = begun?;
+            let rewrites =
+                prepared.rewrite_functions(a, &mut ctx, &mut report, &mut |k, _, _, _| {
+                    touched
+                        .binary_search(&k)
+                        .ok()
+                        .and_then(|i| column[i].take())
+                        .unwrap_or_else(|| {
                             Err(internal("internal error: a function rewrite is missing"))
                         })
-                    })?;
-                prepared.finish(a, ctx, rewrites, report)
-            }))
-            .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
-            .map(|out| {
-                let s = out.into_specialized();
-                (s.words, s.report)
-            });
-            if let Ok(mut slot) = outputs[i].lock() {
-                *slot = Some(r);
-            }
-            let k = finished.fetch_add(1, Ordering::Relaxed);
-            progress(k + 1, groups.len());
-        }
-    });
-    outputs
-        .into_iter()
-        .map(|m| m.into_inner().ok().flatten())
-        .collect()
+                })?;
+            prepared.finish(a, ctx, rewrites, report)
+        }))
+        .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
+        .map(|out| {
+            let s = out.into_specialized();
+            (s.words, s.report)
+        });
+        let k = finished.fetch_add(1, Ordering::Relaxed);
+        progress(k + 1, groups.len());
+        Some(r)
+    })
+    .into_iter()
+    .map(Option::flatten)
+    .collect()
 }
 
 /// Function `k`'s rewrite for every group whose context is there: decoded
@@ -225,24 +201,6 @@ fn rewrite_for_all(
             Some(r)
         })
         .collect()
-}
-
-/// Runs `work` on as many threads as pay for `jobs` jobs (the calling
-/// thread alone for one).
-fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs)
-        .max(1);
-    if workers == 1 {
-        work();
-        return;
-    }
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(&work);
-        }
-    });
 }
 
 /// An error for a bug of ours, not of the input.

@@ -32,6 +32,7 @@ mod context;
 mod emit;
 mod function;
 mod output;
+mod parallel;
 mod prepared;
 mod report;
 mod scan;

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::target::Target;
 
@@ -106,8 +107,9 @@ fn group_outputs(
         .collect();
     let touched: Vec<usize> = (0..a.facts.len()).filter(|&k| a.facts[k].touched).collect();
     // Phase 1, by function: decode once, rewrite once per distinct view.
+    let varying = contexts.iter().flatten().next().map(|c| c.varying());
     let by_function = map_parallel(touched.len(), |i| {
-        rewrite_for_all(prepared, touched[i], &contexts)
+        rewrite_for_all(prepared, touched[i], &contexts, varying.as_ref())
     });
     // Each group's column of rewrites, in the order of `touched`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
@@ -160,14 +162,16 @@ fn group_outputs(
 
 /// Function `k`'s rewrite for every group whose context is there: decoded
 /// once, rewritten once per distinct view of the contexts
-/// ([`Context::view`]).
+/// ([`Context::view`] of the ids of its words in `varying`, what
+/// [`Context::varying`] gives for any of them).
 fn rewrite_for_all(
     prepared: &Prepared<'_>,
     k: usize,
     contexts: &[Option<&Context<'_>>],
+    varying: Option<&IdSet>,
 ) -> FunctionRewrites {
     let (m, f) = (&prepared.m, &prepared.m.functions[k]);
-    let Some(first) = contexts.iter().flatten().next() else {
+    let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
         return contexts.iter().map(|_| None).collect();
     };
     let name = prepared.g.function_name(f.id);
@@ -185,7 +189,13 @@ fn rewrite_for_all(
         Ok(func) => func,
         Err(e) => return contexts.iter().map(|c| c.map(|_| Err(e.clone()))).collect(),
     };
-    let ids = first.varying_ids(&m.words[f.start..f.end]);
+    let mut ids: Vec<u32> = m.words[f.start..f.end]
+        .iter()
+        .copied()
+        .filter(|&w| varying.contains(w))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
     type View = Vec<(Option<Val>, Option<Replacement>)>;
     let mut made: Vec<(View, Result<Arc<Rewritten>>)> = Vec::new();
     contexts

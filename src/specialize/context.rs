@@ -52,11 +52,6 @@ pub struct Context<'a> {
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
     chain: IdSet,
-    /// Every id whose value depends on the predicates' values: sites and
-    /// module-scope chain values (of any type). The same set for any
-    /// values: only what [`Context::global_val`] and
-    /// [`Context::replacement`] say of them changes.
-    varying: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -156,7 +151,6 @@ impl<'a> Context<'a> {
             site_value,
             module_chain: HashMap::default(),
             chain: IdSet::default(),
-            varying: IdSet::default(),
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
@@ -179,13 +173,6 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
-        ctx.varying = IdSet::new(
-            ctx.site_value
-                .keys()
-                .chain(ctx.module_chain.keys())
-                .copied(),
-            n,
-        );
         Ok(ctx)
     }
 
@@ -288,21 +275,17 @@ impl<'a> Context<'a> {
         self.chain.contains(id)
     }
 
-    /// The ids among `words` whose values depend on the predicates (sites
-    /// and module-scope chain values), ascending: the same for any values.
-    pub fn varying_ids(&self, words: &[u32]) -> Vec<u32> {
-        let mut ids: Vec<u32> = words
-            .iter()
-            .copied()
-            .filter(|&w| self.varying.contains(w))
-            .collect();
-        ids.sort_unstable();
-        ids.dedup();
-        ids
+    /// Every id whose value depends on the predicates' values: sites and
+    /// module-scope chain values (of any type). The same set for any
+    /// values: only what [`Context::global_val`] and
+    /// [`Context::replacement`] say of them changes.
+    pub fn varying(&self) -> IdSet {
+        let ids = self.site_value.keys().chain(self.module_chain.keys());
+        IdSet::new(ids.copied(), self.m.words.len())
     }
 
     /// What a function rewrite can learn of this context through the ids
-    /// `ids` ([`Context::varying_ids`] of its words): each one's value and
+    /// `ids` (those of its words in [`Context::varying`]): each one's value and
     /// replacement. Two contexts of one module that agree on this give the
     /// same rewrite of the function (before its constants are chosen).
     pub fn view(&self, ids: &[u32]) -> Vec<(Option<Val>, Option<Replacement>)> {

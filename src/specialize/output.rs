@@ -152,3 +152,33 @@ impl<'w> Output<'w> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_pieces_merge_and_gather_in_order() {
+        let input = [10, 11, 12, 13, 14, 15];
+        let mut p = Pieces::with_own(vec![1, 2]);
+        p.input(0..2);
+        p.input(2..3); // merges with 0..2
+        p.own_range(0..1);
+        p.own_range(1..2); // merges with 0..1
+        p.input(3..3); // empty: nothing
+        p.input(4..6);
+        let start = p.own().len();
+        p.own().push(3);
+        p.own_since(start);
+        let out = p.finish(&input, Endian::Little, Report::default());
+        assert_eq!(out.pieces.len(), 4);
+        let chunks: Vec<&[u32]> = out.chunks().collect();
+        assert_eq!(chunks, [&[10, 11, 12][..], &[1, 2], &[14, 15], &[3]]);
+        assert_eq!(out.len_words(), 8);
+        assert_eq!(out.to_words(), [10, 11, 12, 1, 2, 14, 15, 3]);
+        assert_eq!(
+            out.into_specialized().words(),
+            [10, 11, 12, 1, 2, 14, 15, 3]
+        );
+    }
+}

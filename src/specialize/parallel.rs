@@ -10,9 +10,9 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// Runs `work` on as many threads as pay for `jobs` jobs: the calling
-/// thread alone for one job or one core. `work` takes jobs until none is
-/// left.
+/// Runs `work` on as many threads as pay for `jobs` jobs, the calling
+/// thread among them (alone for one job or one core). `work` takes jobs
+/// until none is left.
 pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -22,10 +22,12 @@ pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
         work();
         return;
     }
+    // The calling thread is one of the workers.
     std::thread::scope(|s| {
-        for _ in 0..workers {
+        for _ in 1..workers {
             s.spawn(&work);
         }
+        work();
     });
 }
 

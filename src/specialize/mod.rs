@@ -1,7 +1,8 @@
 //! Specializing a module for one target: the library's main entry point.
 //!
-//! The passes, in order (each in its own file; `prepared.rs` runs them,
-//! each as a named step of `Prepared::run`):
+//! The passes, in order (each in its own file; `prepared.rs` runs them as
+//! the named steps of `Prepared::run`: `resolve_values`,
+//! `rewrite_functions`, `finish`):
 //! 1. `analysis`, once per module: `context::ChainShape` finds the
 //!    predicate call sites, the module-scope chain (`OpSpecConstantOp`
 //!    logic over predicates) and the instructions that read them; `scan`
@@ -18,11 +19,16 @@
 //!    (`unresolved`).
 //! 4. `sweep`: remove functions only dead code called, the table and what
 //!    only it used.
-//! 5. `emit`: rewrite module-scope readers, then write the words; untouched
-//!    functions are copied as ranges.
+//! 5. `emit`: rewrite module-scope readers, then lay down the output as
+//!    pieces (`output`): ranges of the input for everything unchanged,
+//!    words of its own for the rest. The CLI streams the pieces to its
+//!    file; `Specialized` gathers them into one buffer.
 //!
-//! `batch` specializes for many targets: one rewrite per distinct set of
-//! predicate values, on as many threads as pay. `report` sums what was done.
+//! `batch` specializes for many targets: targets that resolve every
+//! predicate alike form a group; each function a predicate reaches is
+//! decoded once and rewritten once per distinct view of the groups'
+//! values, then each group is finished, on as many threads as pay
+//! (`parallel`). `report` sums what was done.
 //!
 //! A module without a predicate table comes back byte-identical.
 

@@ -80,24 +80,32 @@ impl Inspection {
 
     /// The value of every predicate for `target`, in table order.
     pub fn resolve(&self, target: &Target<'_>) -> Result<Vec<Resolved>> {
-        self.predicates
-            .iter()
-            .map(|p| {
-                let e = target
-                    .evaluate(&p.name)
-                    .map_err(|m| crate::error::Error::Table {
-                        offset: 0,
-                        message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
-                    })?;
-                Ok(Resolved {
-                    spec_id: p.spec_id,
-                    name: p.name.clone(),
-                    value: e.value,
-                    note: e.note,
-                })
-            })
-            .collect()
+        resolve_predicates(&self.predicates, target)
     }
+}
+
+/// The value of each of `predicates` for `target`, in their order.
+pub(crate) fn resolve_predicates(
+    predicates: &[Predicate],
+    target: &Target<'_>,
+) -> Result<Vec<Resolved>> {
+    predicates
+        .iter()
+        .map(|p| {
+            let e = target
+                .evaluate(&p.name)
+                .map_err(|m| crate::error::Error::Table {
+                    offset: 0,
+                    message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
+                })?;
+            Ok(Resolved {
+                spec_id: p.spec_id,
+                name: p.name.clone(),
+                value: e.value,
+                note: e.note,
+            })
+        })
+        .collect()
 }
 
 /// Reads the predicate table of a module given as bytes (either byte order;

@@ -24,6 +24,7 @@ pub mod error;
 mod fastmap;
 pub mod feature_expr;
 pub mod globals;
+mod idbits;
 mod idset;
 mod input;
 pub mod inspect;
@@ -39,7 +40,7 @@ pub use arch::ArchTables;
 pub use error::{Error, Result};
 pub use inspect::{Described, Inspection, Resolved, inspect, inspect_words};
 pub use specialize::{
-    Options, Prepared, Specialized, specialize, specialize_many, specialize_words,
+    Options, Output, Prepared, Specialized, specialize, specialize_many, specialize_words,
 };
 pub use target::{Target, TargetOptions};
 

@@ -1,8 +1,10 @@
 //! The public Rust API across threads: the types are `Send + Sync`, and one
 //! shared `ArchTables` gives the same results from many threads as from one.
+//! Input bytes at any alignment, and the output as pieces, give the same
+//! module.
 
 use rspv_specialize::specialize::Report;
-use rspv_specialize::{ArchTables, Error, Options, Specialized, Target, specialize};
+use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target, specialize};
 
 /// Checked at compile time: this file fails to build if any of these stops
 /// being `Send + Sync`.
@@ -12,8 +14,44 @@ fn public_types_are_send_and_sync() {
     send_sync::<ArchTables>();
     send_sync::<Target<'static>>();
     send_sync::<Specialized>();
+    send_sync::<rspv_specialize::Output<'static>>();
     send_sync::<Report>();
     send_sync::<Error>();
+}
+
+/// `specialize` reads bytes in the host's byte order in place when they are
+/// aligned for words, and copies them otherwise: both give the same module,
+/// and so does `Prepared::specialize_output` gathered from its pieces.
+#[test]
+fn any_alignment_and_the_pieces_give_the_same_module() {
+    let tables = ArchTables::embedded();
+    let target = tables.target("gfx950").unwrap();
+    for path in INPUTS {
+        let bytes = std::fs::read(path).unwrap();
+        let aligned = specialize(&bytes, &target, &Options::default()).unwrap();
+        // The same bytes one byte into a buffer: not aligned for words.
+        let mut shifted = vec![0u8; bytes.len() + 1];
+        shifted[1..].copy_from_slice(&bytes);
+        let copied = specialize(&shifted[1..], &target, &Options::default()).unwrap();
+        assert_eq!(aligned.words(), copied.words(), "{path}");
+        assert_eq!(aligned.report(), copied.report(), "{path}");
+
+        let (words, endian) = rspv_specialize::module::words_from_bytes(&bytes).unwrap();
+        let prepared = Prepared::new(&words, endian).unwrap();
+        let out = prepared
+            .specialize_output(&target, &Options::default())
+            .unwrap();
+        let gathered: Vec<u32> = out.chunks().flatten().copied().collect();
+        assert_eq!(gathered, aligned.words(), "{path}");
+        assert_eq!(out.len_words(), gathered.len(), "{path}");
+        assert_eq!(out.report(), aligned.report(), "{path}");
+        // Unchanged words are the input's own, not copies.
+        let input = words.as_ptr_range();
+        assert!(
+            out.chunks().any(|c| input.contains(&c.as_ptr())),
+            "{path}: no piece borrows the input"
+        );
+    }
 }
 
 const INPUTS: [&str; 2] = [

@@ -749,6 +749,37 @@ fn a_special_file_as_out_is_written_into_not_replaced() {
     assert_eq!(names(&dir), vec![os("pipe")], "no temporary file left");
 }
 
+/// The output is streamed in pieces: a write that fails part-way (a full
+/// device) is an error naming OUT, not a silent short output.
+#[test]
+fn a_write_that_fails_is_an_error() {
+    let full = Path::new("/dev/full");
+    if !full.exists() {
+        eprintln!("/dev/full unavailable: skipped");
+        return;
+    }
+    let input = golden_input("dispatch-chain");
+    for emit in ["spv", "spvasm"] {
+        let o = run_cli(&[
+            os("--target"),
+            os("gfx950"),
+            input.clone().into(),
+            os("-o"),
+            full.into(),
+            os("--emit"),
+            os(emit),
+            os("--report"),
+            os("none"),
+        ]);
+        assert_exit(&o, 1, "-o /dev/full");
+        let err = stderr(&o);
+        assert!(
+            err.starts_with("error: ") && err.contains("/dev/full") && err.contains("cannot write"),
+            "{emit}: {err}"
+        );
+    }
+}
+
 /// The input is read straight into words: a big-endian module is read and
 /// written in its own byte order, a length that is not whole words is named
 /// at its byte offset, a FIFO given as IN is read to its end, and

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-use rspv_specialize::module::{Endian, bytes_from_words, check_start};
+use rspv_specialize::module::{Endian, bytes_from_words, check_start, write_words};
 use rspv_specialize::{ArchTables, Error, Target, TargetOptions};
 
 use crate::Failure;
@@ -159,23 +159,65 @@ pub(crate) fn display_path(path: &Path) -> String {
     }
 }
 
-/// Writes `bytes` to `path` in one write: atomically, into a temporary
+/// Writes `bytes` to `path` atomically (see [`write_output_with`]).
+pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(), Error> {
+    write_output_with(path, fsync, |out| out.write_all(bytes))
+}
+
+/// Writes a module given as pieces of host-order words (in order) to
+/// `path` in the byte order `endian` (see [`write_output_with`]): pieces in
+/// the host's order are written from their own memory, others byte-swapped
+/// a chunk at a time, so the whole module is never copied.
+pub(crate) fn write_module<'a>(
+    path: &Path,
+    chunks: impl Iterator<Item = &'a [u32]>,
+    endian: Endian,
+    fsync: bool,
+) -> Result<(), Error> {
+    write_output_with(path, fsync, |out: &mut dyn Write| {
+        // Small pieces are gathered; large ones go straight through.
+        let mut out = std::io::BufWriter::with_capacity(256 * 1024, out);
+        for chunk in chunks {
+            if is_host_order(endian) {
+                out.write_all(bytemuck::cast_slice(chunk))?;
+            } else {
+                write_words(&mut out, chunk, endian)?;
+            }
+        }
+        out.flush()
+    })
+}
+
+/// Writes to `path` whatever `write` writes, atomically: into a temporary
 /// file next to it that is then renamed over it, so a failure leaves no
 /// half-written output; a file replaced this way keeps its permissions. A
 /// path that exists and is not a regular file (a FIFO, `/dev/stdout`) is
-/// written into, not replaced. `-` writes to stdout.
+/// written into, not replaced. `-` writes to stdout, where a closed pipe
+/// (`| head`) is not an error.
 ///
 /// With `fsync`, the file's data and then its directory entry are flushed
 /// to the disk before this returns. Without it (the default, as for gcc,
 /// clang and rustc outputs) the rename is atomic for readers but the
 /// operating system writes the data back when it chooses.
-pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(), Error> {
+pub(crate) fn write_output_with(
+    path: &Path,
+    fsync: bool,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
     let io = |e: std::io::Error| Error::Io {
         path: path.display().to_string(),
         message: format!("cannot write: {e}"),
     };
     if path.as_os_str() == "-" {
-        return emit_bytes(bytes);
+        let mut out = std::io::stdout().lock();
+        return match write(&mut out).and_then(|()| out.flush()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            Err(e) => Err(Error::Io {
+                path: "<stdout>".to_string(),
+                message: e.to_string(),
+            }),
+        };
     }
     let existing = std::fs::metadata(path).ok();
     if let Some(meta) = &existing
@@ -185,7 +227,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(),
             .write(true)
             .open(path)
             .map_err(io)?;
-        return file.write_all(bytes).map_err(io);
+        return write(&mut file).map_err(io);
     }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -199,7 +241,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(),
         if let Some(meta) = &existing {
             file.set_permissions(meta.permissions())?;
         }
-        file.write_all(bytes)?;
+        write(&mut file)?;
         if fsync {
             file.sync_all()?;
         }
@@ -221,15 +263,7 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(),
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error.
 pub(crate) fn emit_bytes(bytes: &[u8]) -> Result<(), Error> {
-    let mut out = std::io::stdout().lock();
-    match out.write_all(bytes).and_then(|()| out.flush()) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        Err(e) => Err(Error::Io {
-            path: "<stdout>".to_string(),
-            message: e.to_string(),
-        }),
-    }
+    write_output_with(Path::new("-"), false, |out| out.write_all(bytes))
 }
 
 /// Writes text to stdout.

@@ -12,7 +12,7 @@ use std::path::Path;
 use rspv_specialize::{Options, Prepared};
 
 use super::container::{Source, read_source};
-use super::io::{display_path, load_tables, module_bytes, resolve_target, write_output};
+use super::io::{display_path, load_tables, resolve_target, write_module, write_output};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job, or a batch when `--targets` / `--all-targets` is
@@ -86,18 +86,15 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
             (words, endian, file)
         }
     };
+    // The output borrows the input's words for what it keeps unchanged;
+    // the analysis goes before it is written.
     let out = Prepared::new(&words, endian)
-        .and_then(|p| p.specialize(&target, &Options::default()))
+        .and_then(|p| p.specialize_output(&target, &Options::default()))
         .map_err(|e| Failure::in_file(&file, e))?;
-    drop(words);
     match args.emit {
-        ModuleFormat::Spv => write_output(
-            &output,
-            &module_bytes(out.words(), out.endian()),
-            args.fsync,
-        )?,
+        ModuleFormat::Spv => write_module(&output, out.chunks(), out.endian(), args.fsync)?,
         ModuleFormat::Spvasm => {
-            let text = rspv_specialize::disasm::disassemble(out.words())
+            let text = rspv_specialize::disasm::disassemble(&out.to_words())
                 .map_err(|e| Failure::in_file(&file, e))?;
             write_output(&output, text.as_bytes(), args.fsync)?
         }

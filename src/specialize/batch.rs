@@ -1,24 +1,42 @@
 //! Specializing one module for many targets: targets are grouped by their
-//! predicate values (one rewrite per distinct set), and the rewrites of the
-//! groups run on as many threads as pay; each target then gets its group's
-//! words with its own report.
+//! predicate values (one rewrite per distinct set); each function a
+//! predicate reaches is decoded once for all the groups, and rewritten once
+//! for all groups that look alike to it; then each group's output is
+//! finished. Both phases run on as many threads as pay; each target gets
+//! its group's words with its own report.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
+use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::target::Target;
 
+use super::analysis::Analysis;
+use super::context::{Context, Replacement, Val};
+use super::function::{self, Func, Rewritten};
+use super::parallel::map_parallel;
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};
 
 /// One distinct rewrite's result, shared by the targets of its group.
 type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
 
+/// A group's context and report begun, and the rewrites of the functions a
+/// predicate reaches, in module order.
+type GroupWork<'c> = (
+    Result<(Context<'c>, Report)>,
+    Vec<Option<Result<Arc<Rewritten>>>>,
+);
+
+/// One function's rewrite for each group (`None`: the group failed before
+/// the rewrites, or a bug lost it).
+type FunctionRewrites = Vec<Option<Result<Arc<Rewritten>>>>;
+
 /// [`Prepared::specialize_many_with_progress`]: one result per target, in
 /// order; `progress(done, total)` is called from a worker thread each time
-/// one group's rewrite finishes.
+/// one group's output is finished.
 pub(super) fn specialize_many(
     prepared: &Prepared<'_>,
     targets: &[Target<'_>],
@@ -48,49 +66,7 @@ pub(super) fn specialize_many(
             }
         }));
     }
-    // One rewrite per group, on as many threads as pay.
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(groups.len())
-        .max(1);
-    let next = AtomicUsize::new(0);
-    let finished = AtomicUsize::new(0);
-    let outputs: Vec<Mutex<Option<GroupOutput>>> =
-        (0..groups.len()).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for _ in 0..workers {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= groups.len() {
-                        break;
-                    }
-                    // A panic would be a bug; keep it from taking the
-                    // other targets down with it.
-                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                        prepared.run(a, &groups[i].1)
-                    }))
-                    .unwrap_or_else(|_| {
-                        Err(Error::Structure {
-                            offset: 0,
-                            function: None,
-                            message: "internal error: the rewrite panicked".to_string(),
-                        })
-                    })
-                    .map(|(w, rep)| (Arc::new(w), rep));
-                    if let Ok(mut slot) = outputs[i].lock() {
-                        *slot = Some(r);
-                    }
-                    let k = finished.fetch_add(1, Ordering::Relaxed);
-                    progress(k + 1, groups.len());
-                }
-            });
-        }
-    });
-    let outputs: Vec<Option<GroupOutput>> = outputs
-        .into_iter()
-        .map(|m| m.into_inner().ok().flatten())
-        .collect();
+    let outputs = group_outputs(prepared, a, &groups, progress);
     targets
         .iter()
         .zip(resolved)
@@ -98,12 +74,9 @@ pub(super) fn specialize_many(
         .map(|((t, r), g)| {
             let predicates = r?;
             let group = g.and_then(|g| outputs[g].clone()).unwrap_or_else(|| {
-                Err(Error::Structure {
-                    offset: 0,
-                    function: None,
-                    message: "internal error: the rewrite for this target did not finish"
-                        .to_string(),
-                })
+                Err(internal(
+                    "internal error: the rewrite for this target did not finish",
+                ))
             });
             let (words, mut report) = group?;
             report.predicates = predicates;
@@ -115,4 +88,136 @@ pub(super) fn specialize_many(
             })
         })
         .collect()
+}
+
+/// Each group's output (`None`: lost to a bug).
+fn group_outputs(
+    prepared: &Prepared<'_>,
+    a: &Analysis,
+    groups: &[(Vec<bool>, Vec<Resolved>)],
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Vec<Option<GroupOutput>> {
+    let begun: Vec<Result<(Context<'_>, Report)>> = groups
+        .iter()
+        .map(|(_, preds)| prepared.resolve_values(a, preds.clone()))
+        .collect();
+    let contexts: Vec<Option<&Context<'_>>> = begun
+        .iter()
+        .map(|b| b.as_ref().ok().map(|(c, _)| c))
+        .collect();
+    let touched: Vec<usize> = (0..a.facts.len()).filter(|&k| a.facts[k].touched).collect();
+    // Phase 1, by function: decode once, rewrite once per distinct view.
+    let varying = contexts.iter().flatten().next().map(|c| c.varying());
+    let by_function = map_parallel(touched.len(), |i| {
+        rewrite_for_all(prepared, touched[i], &contexts, varying.as_ref())
+    });
+    // Each group's column of rewrites, in the order of `touched`.
+    let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
+        .map(|_| Vec::with_capacity(touched.len()))
+        .collect();
+    for row in by_function {
+        let mut row = row.unwrap_or_default().into_iter();
+        for column in &mut columns {
+            column.push(row.next().flatten());
+        }
+    }
+    // Phase 2, by group: constants, sweep, output.
+    let work: Vec<Mutex<Option<GroupWork<'_>>>> = begun
+        .into_iter()
+        .zip(columns)
+        .map(|w| Mutex::new(Some(w)))
+        .collect();
+    let finished = AtomicUsize::new(0);
+    map_parallel(groups.len(), |i| {
+        let (begun, mut column) = work[i].lock().ok().and_then(|mut w| w.take())?;
+        // A panic would be a bug; keep it from taking the other targets
+        // down with it.
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let (mut ctx, mut report) = begun?;
+            let rewrites =
+                prepared.rewrite_functions(a, &mut ctx, &mut report, &mut |k, _, _, _| {
+                    touched
+                        .binary_search(&k)
+                        .ok()
+                        .and_then(|i| column[i].take())
+                        .unwrap_or_else(|| {
+                            Err(internal("internal error: a function rewrite is missing"))
+                        })
+                })?;
+            prepared.finish(a, ctx, rewrites, report)
+        }))
+        .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
+        .map(|out| {
+            let s = out.into_specialized();
+            (s.words, s.report)
+        });
+        let k = finished.fetch_add(1, Ordering::Relaxed);
+        progress(k + 1, groups.len());
+        Some(r)
+    })
+    .into_iter()
+    .map(Option::flatten)
+    .collect()
+}
+
+/// Function `k`'s rewrite for every group whose context is there: decoded
+/// once, rewritten once per distinct view of the contexts
+/// ([`Context::view`] of the ids of its words in `varying`, what
+/// [`Context::varying`] gives for any of them).
+fn rewrite_for_all(
+    prepared: &Prepared<'_>,
+    k: usize,
+    contexts: &[Option<&Context<'_>>],
+    varying: Option<&IdSet>,
+) -> FunctionRewrites {
+    let (m, f) = (&prepared.m, &prepared.m.functions[k]);
+    let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
+        return contexts.iter().map(|_| None).collect();
+    };
+    let name = prepared.g.function_name(f.id);
+    // A panic would be a bug; it fails only the groups it happens in.
+    let guard = |work: &mut dyn FnMut() -> Result<Rewritten>| {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+            .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
+            .map(Arc::new)
+    };
+    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        Func::decode(m, first, f.start, f.end, &name)
+    }))
+    .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")));
+    let func = match decoded {
+        Ok(func) => func,
+        Err(e) => return contexts.iter().map(|c| c.map(|_| Err(e.clone()))).collect(),
+    };
+    let mut ids: Vec<u32> = m.words[f.start..f.end]
+        .iter()
+        .copied()
+        .filter(|&w| varying.contains(w))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    type View = Vec<(Option<Val>, Option<Replacement>)>;
+    let mut made: Vec<(View, Result<Arc<Rewritten>>)> = Vec::new();
+    contexts
+        .iter()
+        .map(|c| {
+            let ctx = (*c)?;
+            let view = ctx.view(&ids);
+            if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
+                return Some(r.clone());
+            }
+            let r = guard(&mut || function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name));
+            made.push((view, r.clone()));
+            Some(r)
+        })
+        .collect()
+}
+
+/// An error for a bug of ours, not of the input.
+fn internal(message: &str) -> Error {
+    Error::Structure {
+        offset: 0,
+        function: None,
+        message: message.to_string(),
+    }
 }

@@ -19,7 +19,7 @@ use crate::operands::{Role, for_each_id, names_an_id, op};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Val {
     /// Not known yet.
     Top,
@@ -32,7 +32,7 @@ pub enum Val {
 }
 
 /// What replaces a use of an id.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Replacement {
     /// This existing id.
     Id(u32),
@@ -273,6 +273,25 @@ impl<'a> Context<'a> {
     /// sites and logic over them).
     pub fn is_chain(&self, id: u32) -> bool {
         self.chain.contains(id)
+    }
+
+    /// Every id whose value depends on the predicates' values: sites and
+    /// module-scope chain values (of any type). The same set for any
+    /// values: only what [`Context::global_val`] and
+    /// [`Context::replacement`] say of them changes.
+    pub fn varying(&self) -> IdSet {
+        let ids = self.site_value.keys().chain(self.module_chain.keys());
+        IdSet::new(ids.copied(), self.m.words.len())
+    }
+
+    /// What a function rewrite can learn of this context through the ids
+    /// `ids` (those of its words in [`Context::varying`]): each one's value and
+    /// replacement. Two contexts of one module that agree on this give the
+    /// same rewrite of the function (before its constants are chosen).
+    pub fn view(&self, ids: &[u32]) -> Vec<(Option<Val>, Option<Replacement>)> {
+        ids.iter()
+            .map(|&id| (self.global_val(id), self.replacement(id)))
+            .collect()
     }
 
     /// What replaces a module-level id in every use, if anything: a

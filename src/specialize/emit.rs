@@ -1,25 +1,31 @@
-//! Writing the specialized module: module-scope instructions with removed
-//! definitions, their names and decorations and the table's entry-point
-//! interface slots left out, predicate uses rewritten to constants; then the
-//! functions, untouched ones copied as word ranges. Every instruction not
-//! named here keeps its exact words. `Globals::scan` has checked that every
-//! module-scope instruction holds the operands its grammar requires.
+//! Laying down the specialized module: module-scope instructions with
+//! removed definitions, their names and decorations and the table's
+//! entry-point interface slots left out, predicate uses rewritten to
+//! constants; then the functions. Every instruction not named here keeps
+//! its exact words, as a range of the input ([`Pieces`]): only changed
+//! instructions and rewritten functions have words of their own.
+//! `Globals::scan` has checked that every module-scope instruction holds
+//! the operands its grammar requires.
+
+use std::ops::Range;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
-
+use crate::idbits::IdBits;
 use crate::module::{HEADER_WORDS, Module, literal_string_words, push_inst};
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
 use super::context::Context;
+use super::output::Pieces;
 
 /// What to leave out or replace.
 pub struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
-    pub removed_ids: &'p HashSet<u32>,
+    pub removed_ids: &'p IdBits,
     /// Functions that go.
     pub removed_functions: &'p HashSet<u32>,
-    /// New words of rewritten functions, by function id.
-    pub rewritten: &'p HashMap<u32, Vec<u32>>,
+    /// Where the new words of each rewritten function are in the buffer
+    /// of new words that [`emit`] is given, by function id.
+    pub rewritten: &'p HashMap<u32, Range<usize>>,
     /// New words of module-scope instructions whose operands changed, by
     /// index into `Module::globals`.
     pub global_rewrites: &'p HashMap<usize, Vec<u32>>,
@@ -57,49 +63,60 @@ pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, 
     out
 }
 
-/// The output words.
-pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
+/// Lays down the output's words; `out`'s buffer already holds the
+/// rewritten functions' words (`plan.rewritten`).
+pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces) {
     let words = m.words;
-    let mut out = Vec::with_capacity(words.len());
-    out.extend_from_slice(&words[..HEADER_WORDS]);
-    out[3] = out[3].max(ctx.next_id);
+    let start = out.own().len();
+    out.own().extend_from_slice(&words[..HEADER_WORDS]);
+    out.own()[start + 3] = words[3].max(ctx.next_id);
+    out.own_since(start);
     let removed = plan.removed_ids;
     let sites = &ctx.site_value;
     let spec_id = spirv::Decoration::SpecId as u32;
     for (k, &inst) in m.globals.iter().enumerate() {
         let w = m.inst_words(inst);
         if let Some(p) = result_pos(inst.opcode)
-            && w.get(p).is_some_and(|id| removed.contains(id))
+            && w.get(p).is_some_and(|&id| removed.contains(id))
         {
             continue;
         }
+        let start = out.own().len();
         match inst.opcode {
             o if is_annotation(o) => {
                 let target = w.get(1).copied().unwrap_or(0);
-                if removed.contains(&target)
+                if removed.contains(target)
                     || (o == op::Decorate
                         && w.get(2) == Some(&spec_id)
                         && sites.contains_key(&target))
                 {
                     continue;
                 }
-                out.extend_from_slice(w);
+                out.input(inst.at..inst.end());
             }
             op::GroupDecorate => {
-                let kept = || w[2..].iter().copied().filter(|t| !removed.contains(t));
-                if kept().next().is_some() {
-                    push_inst(
-                        &mut out,
-                        op::GroupDecorate,
-                        std::iter::once(w[1]).chain(kept()),
-                    );
+                if w[2..].iter().any(|&t| removed.contains(t)) {
+                    let kept = || w[2..].iter().copied().filter(|&t| !removed.contains(t));
+                    if kept().next().is_some() {
+                        push_inst(
+                            out.own(),
+                            op::GroupDecorate,
+                            std::iter::once(w[1]).chain(kept()),
+                        );
+                    }
+                } else {
+                    out.input(inst.at..inst.end());
                 }
             }
             op::EntryPoint => {
                 let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
-                let head = w[1..3 + n].iter().copied();
-                let iface = w[3 + n..].iter().copied().filter(|t| !removed.contains(t));
-                push_inst(&mut out, op::EntryPoint, head.chain(iface));
+                if w[3 + n..].iter().any(|&t| removed.contains(t)) {
+                    let head = w[1..3 + n].iter().copied();
+                    let iface = w[3 + n..].iter().copied().filter(|&t| !removed.contains(t));
+                    push_inst(out.own(), op::EntryPoint, head.chain(iface));
+                } else {
+                    out.input(inst.at..inst.end());
+                }
             }
             op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
                 let opcode = if ctx.repurposed[&w[2]] {
@@ -107,11 +124,11 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 } else {
                     op::ConstantFalse
                 };
-                push_inst(&mut out, opcode, [w[1], w[2]]);
+                push_inst(out.own(), opcode, [w[1], w[2]]);
             }
             _ => match plan.global_rewrites.get(&k) {
-                Some(new) => out.extend_from_slice(new),
-                None => out.extend_from_slice(w),
+                Some(new) => out.own().extend_from_slice(new),
+                None => out.input(inst.at..inst.end()),
             },
         }
         if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
@@ -121,18 +138,18 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>) -> Vec<u32> {
                 } else {
                     op::ConstantFalse
                 };
-                push_inst(&mut out, opcode, [w[1], id]);
+                push_inst(out.own(), opcode, [w[1], id]);
             }
         }
+        out.own_since(start);
     }
     for f in &m.functions {
         if plan.removed_functions.contains(&f.id) {
             continue;
         }
         match plan.rewritten.get(&f.id) {
-            Some(new) => out.extend_from_slice(new),
-            None => out.extend_from_slice(&words[f.start..f.end]),
+            Some(new) => out.own_range(new.clone()),
+            None => out.input(f.start..f.end),
         }
     }
-    out
 }

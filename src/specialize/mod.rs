@@ -1,7 +1,8 @@
 //! Specializing a module for one target: the library's main entry point.
 //!
-//! The passes, in order (each in its own file; `prepared.rs` runs them,
-//! each as a named step of `Prepared::run`):
+//! The passes, in order (each in its own file; `prepared.rs` runs them as
+//! the named steps of `Prepared::run`: `resolve_values`,
+//! `rewrite_functions`, `finish`):
 //! 1. `analysis`, once per module: `context::ChainShape` finds the
 //!    predicate call sites, the module-scope chain (`OpSpecConstantOp`
 //!    logic over predicates) and the instructions that read them; `scan`
@@ -18,33 +19,42 @@
 //!    (`unresolved`).
 //! 4. `sweep`: remove functions only dead code called, the table and what
 //!    only it used.
-//! 5. `emit`: rewrite module-scope readers, then write the words; untouched
-//!    functions are copied as ranges.
+//! 5. `emit`: rewrite module-scope readers, then lay down the output as
+//!    pieces (`output`): ranges of the input for everything unchanged,
+//!    words of its own for the rest. The CLI streams the pieces to its
+//!    file; `Specialized` gathers them into one buffer.
 //!
-//! `batch` specializes for many targets: one rewrite per distinct set of
-//! predicate values, on as many threads as pay. `report` sums what was done.
+//! `batch` specializes for many targets: targets that resolve every
+//! predicate alike form a group; each function a predicate reaches is
+//! decoded once and rewritten once per distinct view of the groups'
+//! values, then each group is finished, on as many threads as pay
+//! (`parallel`). `report` sums what was done.
 //!
 //! A module without a predicate table comes back byte-identical.
 
 mod analysis;
 mod batch;
 mod context;
-pub(crate) mod emit;
+mod emit;
 mod function;
+mod output;
+mod parallel;
 mod prepared;
 mod report;
 mod scan;
 mod sweep;
 mod unresolved;
 
+pub use output::Output;
 pub use prepared::Prepared;
 pub use report::Report;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use crate::error::Result;
 use crate::input::Input;
-use crate::module::{Endian, bytes_from_words, words_from_bytes};
+use crate::module::{Endian, bytes_from_words, check_start, extend_words};
 use crate::target::Target;
 
 /// Options of a specialization run.
@@ -100,10 +110,29 @@ impl Specialized {
 /// ```
 pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Result<Specialized> {
     let input = Input::read(bytes)?;
-    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
-    Prepared::new(&words, endian)
-        .and_then(|p| p.specialize(target, options))
-        .map_err(|e| input.locate(e))
+    let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
+    // The analysis goes before the output is gathered into one buffer.
+    let out = Prepared::new(&words, endian)
+        .and_then(|p| p.specialize_output(target, options))
+        .map_err(|e| input.locate(e))?;
+    Ok(out.into_specialized())
+}
+
+/// A module's words in host order, with its byte order: the bytes
+/// themselves when they are in the host's order and aligned for words (no
+/// copy), else a copy. Errors name the byte offset.
+fn host_words(bytes: &[u8]) -> Result<(Cow<'_, [u32]>, Endian)> {
+    let endian = check_start(bytes, bytes.len())?;
+    let host = match endian {
+        Endian::Little => cfg!(target_endian = "little"),
+        Endian::Big => cfg!(target_endian = "big"),
+    };
+    if host && let Ok(words) = bytemuck::try_cast_slice(bytes) {
+        return Ok((Cow::Borrowed(words), endian));
+    }
+    let mut words = Vec::with_capacity(bytes.len() / 4);
+    extend_words(&mut words, bytes, endian);
+    Ok((Cow::Owned(words), endian))
 }
 
 /// Specializes a module given as host-order words for `target`; the output
@@ -122,7 +151,8 @@ pub fn specialize_words(
     target: &Target<'_>,
     options: &Options,
 ) -> Result<Specialized> {
-    Prepared::new(words, Endian::Little)?.specialize(target, options)
+    let out = Prepared::new(words, Endian::Little)?.specialize_output(target, options)?;
+    Ok(out.into_specialized())
 }
 
 /// Specializes one module for many targets: the module is parsed and
@@ -146,7 +176,7 @@ pub fn specialize_many(
     options: &Options,
 ) -> Result<Vec<Result<Specialized>>> {
     let input = Input::read(bytes)?;
-    let (words, endian) = words_from_bytes(&input.bytes).map_err(|e| input.locate(e))?;
+    let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
     let prepared = Prepared::new(&words, endian).map_err(|e| input.locate(e))?;
     Ok(prepared
         .specialize_many(targets, options)

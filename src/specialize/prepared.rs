@@ -2,18 +2,20 @@
 //! target or many: the passes run here in order, and targets that resolve
 //! every predicate alike share one rewrite.
 
-use std::sync::Arc;
-
 use crate::error::{Error, Result, UnresolvedUse};
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::inspect::Resolved;
-use crate::module::{Endian, Module};
+use crate::module::{Endian, FunctionRange, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
 
+use std::sync::Arc;
+
 use super::analysis::Analysis;
 use super::context::{self, Context};
+use super::output::{Output, Pieces};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -22,8 +24,8 @@ use super::{Options, Report, Specialized, emit, function, scan, sweep};
 pub struct Prepared<'w> {
     words: &'w [u32],
     pub(super) endian: Endian,
-    m: Module<'w>,
-    g: Globals,
+    pub(super) m: Module<'w>,
+    pub(super) g: Globals,
     pub(super) analysis: Option<Analysis>,
 }
 
@@ -51,25 +53,26 @@ impl<'w> Prepared<'w> {
         self.analysis.as_ref().map(|a| &a.table)
     }
 
-    /// Specializes for one target.
-    pub fn specialize(&self, target: &Target<'_>, _options: &Options) -> Result<Specialized> {
-        let Some(a) = &self.analysis else {
-            let mut report = Report::default();
-            report.describe_target(target);
-            return Ok(Specialized {
-                words: Arc::new(self.words.to_vec()),
-                endian: self.endian,
-                report,
-            });
+    /// Specializes for one target, the module in one buffer.
+    pub fn specialize(&self, target: &Target<'_>, options: &Options) -> Result<Specialized> {
+        self.specialize_output(target, options)
+            .map(Output::into_specialized)
+    }
+
+    /// Specializes for one target, the module as pieces: ranges of the
+    /// input and words of its own, to be written out without a copy of the
+    /// whole module ([`Output::chunks`]).
+    pub fn specialize_output(&self, target: &Target<'_>, _options: &Options) -> Result<Output<'w>> {
+        let mut out = match &self.analysis {
+            None => {
+                let mut pieces = Pieces::default();
+                pieces.input(0..self.words.len());
+                pieces.finish(self.words, self.endian, Report::default())
+            }
+            Some(a) => self.run(a, resolve(&a.table, target)?)?,
         };
-        let predicates = resolve(&a.table, target)?;
-        let (words, mut report) = self.run(a, &predicates)?;
-        report.describe_target(target);
-        Ok(Specialized {
-            words: Arc::new(words),
-            endian: self.endian,
-            report,
-        })
+        out.report_mut().describe_target(target);
+        Ok(out)
     }
 
     /// Specializes for every target, sharing the work of targets that
@@ -95,17 +98,45 @@ impl<'w> Prepared<'w> {
     }
 
     /// The rewrite for one set of predicate values: the passes in order.
-    pub(super) fn run(&self, a: &Analysis, predicates: &[Resolved]) -> Result<(Vec<u32>, Report)> {
-        let (m, g, table) = (&self.m, &self.g, &a.table);
+    pub(super) fn run(&self, a: &Analysis, predicates: Vec<Resolved>) -> Result<Output<'w>> {
+        // Resolve: every predicate site's value and the module-scope chain.
+        let (mut ctx, mut report) = self.resolve_values(a, predicates)?;
+        // Fold and repair every function a predicate reaches.
+        let m = &self.m;
+        let rewrites =
+            self.rewrite_functions(a, &mut ctx, &mut report, &mut |_, f, ctx, name| {
+                function::rewrite(m, ctx, f.start, f.end, name).map(Arc::new)
+            })?;
+        self.finish(a, ctx, rewrites, report)
+    }
+
+    /// The context of one set of predicate values (every predicate site's
+    /// value and the module-scope chain folded), and the report begun.
+    pub(super) fn resolve_values<'p>(
+        &'p self,
+        a: &'p Analysis,
+        predicates: Vec<Resolved>,
+    ) -> Result<(Context<'p>, Report)> {
         let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
-        let mut report = Report {
-            predicates: predicates.to_vec(),
+        let report = Report {
+            predicates,
             ..Report::default()
         };
-        // Resolve: every predicate site's value and the module-scope chain.
-        let mut ctx = Context::new(m, g, table, &values, &a.readers)?;
-        // Fold and repair every function a predicate reaches.
-        let mut rewrites = self.rewrite_functions(a, &mut ctx, &mut report)?;
+        let ctx = Context::new(&self.m, &self.g, &a.table, &values, &a.readers)?;
+        Ok((ctx, report))
+    }
+
+    /// The passes after the function rewrites: the sweep of dead
+    /// functions, the check for unresolved uses, the module-scope rewrite,
+    /// the removed ids, and the output laid down.
+    pub(super) fn finish(
+        &self,
+        a: &Analysis,
+        mut ctx: Context<'_>,
+        mut rewrites: Rewrites,
+        mut report: Report,
+    ) -> Result<Output<'w>> {
+        let m = &self.m;
         let dead = self.dead_functions(a, &rewrites);
         self.check_unresolved(a, &ctx, &rewrites, &dead)?;
         // Module scope: rewrite readers (choosing the last replacement
@@ -122,41 +153,65 @@ impl<'w> Prepared<'w> {
         let plan = emit::Plan {
             removed_ids: &removed_ids,
             removed_functions: &dead,
-            rewritten: &rewrites.words,
+            rewritten: &rewrites.ranges,
             global_rewrites: &global_rewrites,
         };
-        Ok((emit::emit(m, &ctx, &plan), report))
+        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
+        emit::emit(m, &ctx, &plan, &mut pieces);
+        Ok(pieces.finish(self.words, self.endian, report))
     }
 
-    /// Rewrites, in module order, every function a predicate reaches,
-    /// adding what each did to `report`.
-    fn rewrite_functions(
+    /// Rewrites, in module order, every function a predicate reaches
+    /// (`rewrite(index, function, context, name)` makes or finds each
+    /// rewrite), choosing its constants and adding what it did to
+    /// `report`.
+    pub(super) fn rewrite_functions(
         &self,
         a: &Analysis,
         ctx: &mut Context<'_>,
         report: &mut Report,
+        rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
-        let mut rewrites = Rewrites::default();
-        for (f, facts) in self.m.functions.iter().zip(&a.facts) {
+        let mut rewrites = Rewrites {
+            words: Vec::new(),
+            ranges: HashMap::default(),
+            callees: HashMap::default(),
+            watched: HashMap::default(),
+            removed_ids: IdBits::new(self.m.bound(), self.words.len()),
+            bad: Vec::new(),
+        };
+        for (k, (f, facts)) in self.m.functions.iter().zip(&a.facts).enumerate() {
             if !facts.touched {
                 continue;
             }
             let name = self.g.function_name(f.id);
-            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            let r = rewrite(k, f, ctx, &name)?;
             // Constants are chosen on first need, in module order.
+            let start = rewrites.words.len();
+            rewrites.words.extend_from_slice(&r.words);
             for &(at, b) in &r.constant_uses {
-                r.words[at] = ctx.constant(b);
+                rewrites.words[start + at] = ctx.constant(b);
             }
+            let range = start..rewrites.words.len();
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
-            if !r.bad_uses.is_empty() {
-                rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
+            // A rewrite shared with other targets is copied from.
+            let (callees, bad) = match Arc::try_unwrap(r) {
+                Ok(r) => (r.callees, (r.bad_uses, r.chain_defs)),
+                Err(r) => (
+                    r.callees.clone(),
+                    (r.bad_uses.clone(), r.chain_defs.clone()),
+                ),
+            };
+            if !bad.0.is_empty() {
+                rewrites.bad.push((f.id, bad.0, bad.1));
             }
-            rewrites.callees.insert(f.id, r.callees);
-            rewrites
-                .watched
-                .insert(f.id, scan::watched_ids(&r.words, &a.watch)?);
-            rewrites.words.insert(f.id, r.words);
+            rewrites.callees.insert(f.id, callees);
+            rewrites.watched.insert(
+                f.id,
+                scan::watched_ids(&rewrites.words[range.clone()], &a.watch)?,
+            );
+            rewrites.ranges.insert(f.id, range);
         }
         Ok(rewrites)
     }
@@ -228,7 +283,7 @@ impl<'w> Prepared<'w> {
         rewrites: &mut Rewrites,
         dead: &HashSet<u32>,
         report: &mut Report,
-    ) -> HashSet<u32> {
+    ) -> IdBits {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
         for f in &m.functions {
@@ -255,7 +310,7 @@ impl<'w> Prepared<'w> {
                 removed_ids.insert(id);
             }
         }
-        let mut kept_mentions: HashSet<u32> = HashSet::default();
+        let mut kept_mentions = IdBits::new(m.bound(), m.words.len());
         for (f, facts) in m.functions.iter().zip(&a.facts) {
             if dead.contains(&f.id) {
                 continue;
@@ -277,17 +332,23 @@ impl<'w> Prepared<'w> {
     }
 }
 
+/// How [`Prepared::rewrite_functions`] gets each function's rewrite: from
+/// its index in the module, the function, the context and its name.
+pub(super) type RewriteFn<'r> =
+    dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Arc<function::Rewritten>> + 'r;
+
 /// What the function rewrites of one run produced, by function id.
-#[derive(Default)]
-struct Rewrites {
-    /// New words of each rewritten function.
-    words: HashMap<u32, Vec<u32>>,
+pub(super) struct Rewrites {
+    /// The new words of every rewritten function, one after the other.
+    words: Vec<u32>,
+    /// Where each rewritten function's words are in `words`.
+    ranges: HashMap<u32, std::ops::Range<usize>>,
     /// Callees each rewritten function still calls.
     callees: HashMap<u32, Vec<u32>>,
     /// Table-closure ids each rewritten function still mentions.
     watched: HashMap<u32, Vec<u32>>,
     /// Result ids the rewrites deleted.
-    removed_ids: HashSet<u32>,
+    removed_ids: IdBits,
     /// Unresolved uses, with the function's chain definitions for messages.
     bad: Vec<(
         u32,
@@ -298,9 +359,5 @@ struct Rewrites {
 
 /// Values of every predicate for the target, in table order.
 pub(super) fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec<Resolved>> {
-    let inspection = crate::inspect::Inspection {
-        has_table: true,
-        predicates: table.predicates.clone(),
-    };
-    inspection.resolve(target)
+    crate::inspect::resolve_predicates(&table.predicates, target)
 }

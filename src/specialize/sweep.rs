@@ -14,6 +14,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::idset::IdSet;
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
@@ -136,15 +137,20 @@ fn reach<'c>(
 /// The table variable and the module-scope ids it uses, transitively, in
 /// definition order.
 pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
-    let mut seen: HashSet<u32> = HashSet::default();
+    let mut seen = IdBits::new(m.bound(), m.words.len());
+    // Each member with its definition's position (0 for a variable
+    // without one, then alone).
+    let mut found: Vec<(usize, u32)> = Vec::new();
     let mut stack = vec![table.variable];
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {
             continue;
         }
         let Some(&inst) = g.defs.get(&id) else {
+            found.push((0, id));
             continue;
         };
+        found.push((inst.at, id));
         let w = m.inst_words(inst);
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType) && g.defs.contains_key(&w[pos]) {
@@ -152,9 +158,8 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
             }
         });
     }
-    let mut ids: Vec<u32> = seen.into_iter().collect();
-    ids.sort_by_key(|id| g.defs[id].at);
-    ids
+    found.sort_unstable();
+    found.into_iter().map(|(_, id)| id).collect()
 }
 
 /// Module-scope readers of the table's closure. Names and decorations go
@@ -164,11 +169,23 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
 /// computed once per module.
 #[derive(Debug, Default)]
 pub struct TableReaders {
-    /// Result ids of the instructions that read each closure id.
-    by_result: HashMap<u32, Vec<u32>>,
+    /// A closure id (high half) and the result id of an instruction that
+    /// reads it (low half), sorted.
+    by_result: Vec<u64>,
     /// Closure ids read by an instruction without a result (other than the
-    /// variable's entry-point interface slots): they must stay.
-    anonymous: HashSet<u32>,
+    /// variable's entry-point interface slots): they must stay. Sorted.
+    anonymous: Vec<u32>,
+}
+
+impl TableReaders {
+    /// Result ids of the instructions that read closure id `id`.
+    fn of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
+        let from = self.by_result.partition_point(|&x| x >> 32 < id as u64);
+        self.by_result[from..]
+            .iter()
+            .take_while(move |&&x| x >> 32 == id as u64)
+            .map(|&x| x as u32)
+    }
 }
 
 /// Finds the module-scope readers of `closure`.
@@ -194,48 +211,48 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
                 && candidates.contains(w[pos])
             {
                 match result {
-                    Some(res) => r.by_result.entry(w[pos]).or_default().push(res),
+                    Some(res) => r.by_result.push((w[pos] as u64) << 32 | res as u64),
                     // e.g. OpEntryPoint interfaces: handled by the emitter
                     // for the variable; anything else keeps the id.
                     None if w[pos] == table_variable => {}
-                    None => {
-                        r.anonymous.insert(w[pos]);
-                    }
+                    None => r.anonymous.push(w[pos]),
                 }
             }
         });
     }
+    r.by_result.sort_unstable();
+    r.by_result.dedup();
+    r.anonymous.sort_unstable();
+    r.anonymous.dedup();
     r
 }
 
 /// Which of the table's closure can go: the variable always; any other id
-/// when every module-scope reader of it goes too and no kept function
-/// mentions it (`kept_function_mentions`).
+/// when every module-scope reader of it goes too (is in `removed` or goes
+/// here) and no kept function mentions it (`kept_function_mentions`).
 pub fn removable_table_ids(
     closure: &[u32],
     readers: &TableReaders,
-    removed: &HashSet<u32>,
-    kept_function_mentions: &HashSet<u32>,
+    removed: &IdBits,
+    kept_function_mentions: &IdBits,
     table_variable: u32,
 ) -> Vec<u32> {
-    let mut gone: HashSet<u32> = removed.clone();
-    gone.insert(table_variable);
     let mut out = vec![table_variable];
+    let mut gone_here: HashSet<u32> =
+        HashSet::with_capacity_and_hasher(closure.len(), Default::default());
+    gone_here.insert(table_variable);
     for &id in closure.iter().rev() {
         if id == table_variable
-            || kept_function_mentions.contains(&id)
-            || readers.anonymous.contains(&id)
+            || kept_function_mentions.contains(id)
+            || readers.anonymous.binary_search(&id).is_ok()
         {
             continue;
         }
         let all_gone = readers
-            .by_result
-            .get(&id)
-            .into_iter()
-            .flatten()
-            .all(|r| gone.contains(r));
+            .of(id)
+            .all(|r| removed.contains(r) || gone_here.contains(&r));
         if all_gone {
-            gone.insert(id);
+            gone_here.insert(id);
             out.push(id);
         }
     }

@@ -19,7 +19,7 @@ pub(super) struct Block {
 }
 
 /// The decoded function.
-pub(super) struct Func<'m> {
+pub(in crate::specialize) struct Func<'m> {
     pub(super) words: &'m [u32],
     pub(super) insts: Vec<Inst>,
     /// `(word index within the instruction, role)` of every id, all
@@ -74,7 +74,7 @@ pub(in crate::specialize) fn is_logic(opcode: u16) -> bool {
 impl<'m> Func<'m> {
     /// Decodes the function in `m.words[start..end]`; errors name the
     /// instruction and the function `fname`.
-    pub(super) fn decode(
+    pub(in crate::specialize) fn decode(
         m: &Module<'m>,
         ctx: &Context<'_>,
         start: usize,

@@ -38,8 +38,9 @@ use crate::module::{Inst, Module, push_inst};
 use crate::operands::{Role, op, result_pos};
 
 use super::context::{Context, Replacement, Val};
+pub(in crate::specialize) use decode::Func;
 pub(in crate::specialize) use decode::is_logic;
-use decode::{Func, short, structure};
+use decode::{short, structure};
 use order::dominance_order;
 use sccp::Sccp;
 pub(in crate::specialize) use sccp::meet_logic;
@@ -95,6 +96,20 @@ pub fn rewrite(
     fname: &str,
 ) -> Result<Rewritten> {
     let f = Func::decode(m, ctx, start, end, fname)?;
+    rewrite_decoded(m, &f, ctx, start, end, fname)
+}
+
+/// [`rewrite`] of a function decoded before: decoding does not depend on
+/// the predicates' values, so a batch decodes each function once for all
+/// its sets of values.
+pub(in crate::specialize) fn rewrite_decoded(
+    m: &Module<'_>,
+    f: &Func<'_>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    fname: &str,
+) -> Result<Rewritten> {
     let mut out = Rewritten::default();
     if f.blocks.is_empty() {
         out.words = m.words[start..end].to_vec();
@@ -102,7 +117,7 @@ pub fn rewrite(
     }
     let n = f.blocks.len();
     let mut s = Sccp {
-        f: &f,
+        f,
         ctx,
         lat: HashMap::with_capacity_and_hasher(n, Default::default()),
         exec_block: vec![false; n],
@@ -121,25 +136,25 @@ pub fn rewrite(
     } = s;
 
     // The chain: local booleans computed from predicates (flow-insensitive).
-    let chain = local_chain(&f, ctx);
+    let chain = local_chain(f, ctx);
 
     // What replaces each deleted value.
-    let subst = substitutions(&f, &lat, &live);
+    let subst = substitutions(f, &lat, &live);
 
     // Merge instructions and the blocks they keep alive.
-    let (merge_action, stubs) = merge_actions(&f, &live, &decided, fname)?;
+    let (merge_action, stubs) = merge_actions(f, &live, &decided, fname)?;
 
     // Blocks of the result, in an order where each block follows its
     // immediate dominator.
     let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
-    let order = dominance_order(&f, &kept, &live, &decided);
+    let order = dominance_order(f, &kept, &live, &decided);
     out.blocks_removed = n - kept.len();
 
     // Emit.
     let mut words = Vec::with_capacity(end - start);
     let head_end = f.blocks[0].first - 1;
     for i in 0..head_end {
-        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
+        emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words);
     }
     for &b in &order {
         let blk = &f.blocks[b];
@@ -154,7 +169,7 @@ pub fn rewrite(
             if let Some(a) = merge_action.get(&i) {
                 match a {
                     MergeAction::Keep => {
-                        emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words)
+                        emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words)
                     }
                     MergeAction::Drop => {}
                     MergeAction::ToSelection => {
@@ -183,7 +198,7 @@ pub fn rewrite(
             }
             if inst.opcode == op::Phi {
                 emit_phi(
-                    &f,
+                    f,
                     i,
                     b,
                     &live,
@@ -199,7 +214,7 @@ pub fn rewrite(
                 out.callees.push(w[3]);
             }
             // Chain values used where they cannot be folded.
-            if !allowed_chain_user(&f, i) {
+            if !allowed_chain_user(f, i) {
                 for &(pos, role) in f.ids(i) {
                     let id = w[pos as usize];
                     if matches!(role, Role::Use | Role::MaybeId)
@@ -213,7 +228,7 @@ pub fn rewrite(
                     }
                 }
             }
-            emit_substituted(&f, i, &subst, ctx, &mut out.constant_uses, &mut words);
+            emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words);
         }
     }
     words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
@@ -226,7 +241,7 @@ pub fn rewrite(
     }
 
     // Ids that no longer exist: results in removed blocks.
-    removed_block_ids(&f, &live, &stubs, &mut out.removed_ids);
+    removed_block_ids(f, &live, &stubs, &mut out.removed_ids);
     Ok(out)
 }
 

@@ -1,0 +1,58 @@
+//! Work on all cores for a batch: [`in_parallel`] runs one job loop on as
+//! many scoped threads as pay, [`map_parallel`] collects one result per
+//! job in order.
+//!
+//! `std::thread::scope` with an atomic job counter is all this needs: the
+//! jobs are independent and coarse (whole functions, whole targets), so a
+//! work-stealing pool (rayon) would add a dependency and nothing
+//! measurable.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Runs `work` on as many threads as pay for `jobs` jobs, the calling
+/// thread among them (alone for one job or one core). `work` takes jobs
+/// until none is left.
+pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs)
+        .max(1);
+    if workers == 1 {
+        work();
+        return;
+    }
+    // The calling thread is one of the workers.
+    std::thread::scope(|s| {
+        for _ in 1..workers {
+            s.spawn(&work);
+        }
+        work();
+    });
+}
+
+/// Runs `job(i)` for every `i < jobs` on all cores, returning the results
+/// in order (`None` only for a job lost to a bug).
+pub(super) fn map_parallel<T: Send>(
+    jobs: usize,
+    job: impl Fn(usize) -> T + Sync,
+) -> Vec<Option<T>> {
+    let slots: Vec<Mutex<Option<T>>> = (0..jobs).map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    in_parallel(jobs, || {
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= jobs {
+                break;
+            }
+            let r = job(i);
+            if let Ok(mut slot) = slots[i].lock() {
+                *slot = Some(r);
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .map(|s| s.into_inner().ok().flatten())
+        .collect()
+}

@@ -52,6 +52,9 @@ pub struct Context<'a> {
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
     chain: IdSet,
+    /// Every id [`Context::replacement`] may replace: the sites and the
+    /// module-scope chain values of any type.
+    replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -151,6 +154,7 @@ impl<'a> Context<'a> {
             site_value,
             module_chain: HashMap::default(),
             chain: IdSet::default(),
+            replaceable: IdSet::default(),
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
@@ -173,6 +177,8 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
+        let replaceable = ctx.site_value.keys().chain(ctx.module_chain.keys());
+        ctx.replaceable = IdSet::new(replaceable.copied(), n);
         Ok(ctx)
     }
 
@@ -273,6 +279,13 @@ impl<'a> Context<'a> {
     /// sites and logic over them).
     pub fn is_chain(&self, id: u32) -> bool {
         self.chain.contains(id)
+    }
+
+    /// False when [`Context::replacement`] of `id` is certainly `None`: a
+    /// bit test, to skip the lookups for most ids.
+    #[inline]
+    pub fn may_replace(&self, id: u32) -> bool {
+        self.replaceable.contains(id)
     }
 
     /// What replaces a module-level id in every use, if anything: a

@@ -137,12 +137,13 @@ impl<'w> Prepared<'w> {
         report: &mut Report,
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites::default();
+        let mut scratch = function::Scratch::default();
         for (f, facts) in self.m.functions.iter().zip(&a.facts) {
             if !facts.touched {
                 continue;
             }
             let name = self.g.function_name(f.id);
-            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name)?;
+            let mut r = function::rewrite(&self.m, ctx, f.start, f.end, &name, &mut scratch)?;
             // Constants are chosen on first need, in module order.
             for &(at, b) in &r.constant_uses {
                 r.words[at] = ctx.constant(b);

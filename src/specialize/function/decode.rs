@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};
-use crate::operands::{Role, for_each_id, op, result_pos};
+use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op, result_pos};
 
 use super::super::context::Context;
 use super::local_ids::{LocalMap, Window};
@@ -23,9 +23,11 @@ pub(super) struct Block {
 pub(super) struct Func<'m> {
     pub(super) words: &'m [u32],
     pub(super) insts: Vec<Inst>,
-    /// `(word index within the instruction, role)` of every id, all
-    /// instructions back to back; `id_start[i]..id_start[i + 1]` are
-    /// instruction `i`'s.
+    /// `(word index within the instruction, role)` of every id of the
+    /// instructions that mention one the emitter must look at (see
+    /// `mentions`) and of every `OpSwitch`, back to back;
+    /// `id_start[i]..id_start[i + 1]` are instruction `i`'s (empty for the
+    /// others).
     pub(super) id_list: Vec<(u32, Role)>,
     pub(super) id_start: Vec<u32>,
     /// The result id of each instruction (0: none).
@@ -251,48 +253,11 @@ impl<'m> Func<'m> {
                     self.blocks.len() - 1
                 });
             self.id_start.push(self.id_list.len() as u32);
-            let first_id = self.id_list.len();
-            // OpSwitch literals are as wide as the selector's type: read it
-            // off the selector's (earlier, dominating) definition.
-            let (def, insts) = (&self.def, &self.insts);
-            let width = |sel: u32| {
-                let local = def.get(&sel).and_then(|&d| {
-                    let di = insts[d];
-                    (result_pos(di.opcode) == Some(2)).then(|| words[di.at + 1])
-                });
-                let ty = local.or_else(|| ctx.globals.type_of(m, sel));
-                match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
-                    Some(w) if *w > 32 => 2,
-                    _ => 1,
-                }
+            let checked = |f: &FlatIds| iw[1..f.checked_end].iter().all(|&x| x != 0 && x < bound);
+            let (result, mentions) = match flat_ids(iw).filter(checked) {
+                Some(flat) => self.flat_inst(i, iw, flat, ctx),
+                None => self.walked_inst(m, i, ctx)?,
             };
-            let list = &mut self.id_list;
-            for_each_id(iw, inst.byte_offset(), &width, &mut |pos, role| {
-                list.push((pos as u32, role))
-            })?;
-            let (mut result, mut mentions) = (0, false);
-            for k in first_id..self.id_list.len() {
-                let (pos, role) = self.id_list[k];
-                let id = iw[pos as usize];
-                if (id == 0 || id >= bound) && must_be_id(inst.opcode, pos as usize, role) {
-                    check_inst_id(words, inst, pos as usize)?;
-                }
-                match role {
-                    Role::Result => {
-                        self.def.insert(id, i);
-                        result = id;
-                    }
-                    Role::ResultType => {}
-                    Role::Use | Role::MaybeId => {
-                        if self.followed(id) || ctx.is_chain(id) {
-                            self.uses.push((id, i as u32));
-                            mentions = true;
-                        } else if ctx.may_replace(id) {
-                            mentions = true;
-                        }
-                    }
-                }
-            }
             self.result.push(result);
             self.mentions.push(mentions);
         }
@@ -302,6 +267,101 @@ impl<'m> Func<'m> {
         }
         self.uses.sort_unstable();
         Ok(())
+    }
+
+    /// Records instruction `i`'s use of `id`; true when the emitter must
+    /// look at it (a followed id, or one the module scope may replace).
+    #[inline]
+    fn note_use(&mut self, id: u32, i: usize, ctx: &Context<'_>) -> bool {
+        if self.followed(id) {
+            self.uses.push((id, i as u32));
+            true
+        } else if ctx.may_replace(id) {
+            if ctx.is_chain(id) {
+                self.uses.push((id, i as u32));
+            }
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Decodes instruction `i` (words `iw`) of a flat layout whose ids are
+    /// all in range: its result and whether it mentions an id the emitter
+    /// must look at. Only then are its id positions kept.
+    fn flat_inst(&mut self, i: usize, iw: &[u32], flat: FlatIds, ctx: &Context<'_>) -> (u32, bool) {
+        let result = if flat.result > 0 { iw[flat.result] } else { 0 };
+        if result != 0 {
+            self.def.insert(result, i);
+        }
+        let mut mentions = false;
+        let reads = iw[flat.first_use..flat.checked_end]
+            .iter()
+            .chain(&iw[flat.maybe_from..]);
+        for &id in reads {
+            mentions |= self.note_use(id, i, ctx);
+        }
+        if mentions {
+            let list = &mut self.id_list;
+            if flat.result == 2 {
+                list.push((1, Role::ResultType));
+            }
+            if flat.result > 0 {
+                list.push((flat.result as u32, Role::Result));
+            }
+            list.extend((flat.first_use..flat.checked_end).map(|p| (p as u32, Role::Use)));
+            list.extend((flat.maybe_from..iw.len()).map(|p| (p as u32, Role::MaybeId)));
+        }
+        (result, mentions)
+    }
+
+    /// Decodes instruction `i` through the grammar walker, checking each id
+    /// against the bound: its result and whether it mentions an id the
+    /// emitter must look at. Its id positions are kept only then, or for
+    /// an `OpSwitch` (whose targets they give).
+    fn walked_inst(&mut self, m: &Module<'m>, i: usize, ctx: &Context<'_>) -> Result<(u32, bool)> {
+        let words = self.words;
+        let inst = self.insts[i];
+        let iw = &words[inst.at..inst.end()];
+        let first_id = self.id_list.len();
+        // OpSwitch literals are as wide as the selector's type: read it
+        // off the selector's (earlier, dominating) definition.
+        let (def, insts) = (&self.def, &self.insts);
+        let width = |sel: u32| {
+            let local = def.get(&sel).and_then(|&d| {
+                let di = insts[d];
+                (result_pos(di.opcode) == Some(2)).then(|| words[di.at + 1])
+            });
+            let ty = local.or_else(|| ctx.globals.type_of(m, sel));
+            match ty.and_then(|t| ctx.globals.int_width.get(&t)) {
+                Some(w) if *w > 32 => 2,
+                _ => 1,
+            }
+        };
+        let list = &mut self.id_list;
+        for_each_id(iw, inst.byte_offset(), &width, &mut |pos, role| {
+            list.push((pos as u32, role))
+        })?;
+        let (mut result, mut mentions) = (0, false);
+        for k in first_id..self.id_list.len() {
+            let (pos, role) = self.id_list[k];
+            let id = iw[pos as usize];
+            if (id == 0 || id >= m.bound()) && must_be_id(inst.opcode, pos as usize, role) {
+                check_inst_id(words, inst, pos as usize)?;
+            }
+            match role {
+                Role::Result => {
+                    self.def.insert(id, i);
+                    result = id;
+                }
+                Role::ResultType => {}
+                Role::Use | Role::MaybeId => mentions |= self.note_use(id, i, ctx),
+            }
+        }
+        if !mentions && inst.opcode != op::Switch {
+            self.id_list.truncate(first_id);
+        }
+        Ok((result, mentions))
     }
 
     /// Checks that every block ends in its one terminator.

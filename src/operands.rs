@@ -40,6 +40,8 @@ struct Entry {
     /// For instructions whose operands are fixed ids and at most one
     /// trailing group the walker need not be consulted for.
     simple: Option<Simple>,
+    /// Word index of the result id, if there is one ([`result_pos`]).
+    result_pos: Option<usize>,
 }
 
 /// An instruction layout read without walking the grammar: an optional
@@ -80,6 +82,7 @@ fn entry(opcode: u16) -> Option<Entry> {
             t[inst.opcode as usize] = Some(Entry {
                 grammar: inst,
                 simple: simple_layout(inst),
+                result_pos: grammar_result_pos(inst),
             });
         }
         t
@@ -138,8 +141,13 @@ pub fn opname(opcode: u16) -> String {
 
 /// Word index of the result id of an instruction with this opcode, if it
 /// has one (2 when a result type comes first, else 1).
+#[inline]
 pub fn result_pos(opcode: u16) -> Option<usize> {
-    let g = grammar(opcode)?;
+    entry(opcode)?.result_pos
+}
+
+/// [`result_pos`] read off the grammar.
+fn grammar_result_pos(g: &Instruction<'_>) -> Option<usize> {
     match g.operands {
         [a, b, ..] if a.kind == OperandKind::IdResultType && b.kind == OperandKind::IdResult => {
             Some(2)

@@ -55,6 +55,9 @@ pub(super) struct Func<'m> {
     pub(super) uses: Vec<(u32, u32)>,
     /// Per slot of the id window: the result of a tracked instruction.
     tracked: Vec<bool>,
+    /// True when no two instructions define the same id (always, in a
+    /// valid module): then `def[result[i]] == i` for every result.
+    pub(super) unique_results: bool,
 }
 
 /// The allocations of a [`Func`], kept between the functions of one run so
@@ -74,6 +77,8 @@ pub(super) struct Buffers {
     def: LocalMap,
     uses: Vec<(u32, u32)>,
     tracked: Vec<bool>,
+    /// The results of tracked instructions, while the window is not known.
+    tracked_ids: Vec<u32>,
 }
 
 /// Takes `v` out of `slot`, emptied.
@@ -127,8 +132,8 @@ impl<'m> Func<'m> {
         bufs: &mut Buffers,
     ) -> Result<Self> {
         let mut f = Func::empty(m.words, bufs);
-        f.insts.extend(insts(m.words, start, end));
-        f.find_window();
+        let (lo, hi) = f.read_insts(start, end, &mut bufs.tracked_ids);
+        f.find_window(lo, hi, &bufs.tracked_ids);
         f.walk_ids(m, ctx, fname)?;
         f.check_blocks(fname)?;
         f.link_successors(fname)?;
@@ -152,6 +157,7 @@ impl<'m> Func<'m> {
             def: std::mem::take(&mut bufs.def),
             uses: cleared(&mut bufs.uses),
             tracked: cleared(&mut bufs.tracked),
+            unique_results: true,
         }
     }
 
@@ -171,35 +177,43 @@ impl<'m> Func<'m> {
             def: self.def,
             uses: self.uses,
             tracked: self.tracked,
+            tracked_ids: std::mem::take(&mut bufs.tracked_ids),
         };
     }
 
-    /// Finds the window of ids the function defines (sizing the local maps)
-    /// and which of them the lattice tracks.
-    fn find_window(&mut self) {
+    /// Lists the instructions of `words[start..end]`; returns the range of
+    /// the result ids they define (the function's own aside: it is numbered
+    /// with the module's functions, far from its body's ids) and puts the
+    /// results of tracked instructions in `tracked_ids`.
+    fn read_insts(&mut self, start: usize, end: usize, tracked_ids: &mut Vec<u32>) -> (u32, u32) {
         let words = self.words;
         let (mut lo, mut hi) = (u32::MAX, 0u32);
-        for inst in &self.insts {
-            // The function's own id is numbered with the module's functions,
-            // far from its body's ids: leave it to the hash map.
+        tracked_ids.clear();
+        self.insts.extend(insts(words, start, end).inspect(|inst| {
             if inst.opcode == op::Function {
-                continue;
+                return;
             }
             if let Some(p) = result_pos(inst.opcode).filter(|&p| p < inst.len) {
                 let id = words[inst.at + p];
                 lo = lo.min(id);
                 hi = hi.max(id);
+                if p == 2 && is_tracked(inst.opcode) {
+                    tracked_ids.push(id);
+                }
             }
-        }
+        }));
+        (lo, hi)
+    }
+
+    /// Sizes the local maps for the window of ids `lo..=hi` and marks the
+    /// tracked results in it.
+    fn find_window(&mut self, lo: u32, hi: u32, tracked_ids: &[u32]) {
         let window = Window::new(lo, hi, self.insts.len());
         self.def.reset(window);
         self.block_of_label.reset(window);
         self.tracked.resize(window.len(), false);
-        for inst in &self.insts {
-            if is_tracked(inst.opcode)
-                && inst.len >= 3
-                && let Some(k) = window.slot(words[inst.at + 2])
-            {
+        for &id in tracked_ids {
+            if let Some(k) = window.slot(id) {
                 self.tracked[k] = true;
             }
         }
@@ -221,7 +235,11 @@ impl<'m> Func<'m> {
     fn walk_ids(&mut self, m: &Module<'m>, ctx: &Context<'_>, fname: &str) -> Result<()> {
         let words = self.words;
         let bound = m.bound();
-        for i in 0..self.insts.len() {
+        let n = self.insts.len();
+        self.id_start.resize(n + 1, 0);
+        self.result.resize(n, 0);
+        self.mentions.resize(n, false);
+        for i in 0..n {
             let inst = self.insts[i];
             let iw = &words[inst.at..inst.end()];
             if inst.opcode == op::Label {
@@ -246,24 +264,27 @@ impl<'m> Func<'m> {
                     end: i + 1,
                 });
             }
-            self.block_of_inst
-                .push(if inst.opcode == op::Label || self.blocks.is_empty() {
-                    usize::MAX
-                } else {
-                    self.blocks.len() - 1
-                });
-            self.id_start.push(self.id_list.len() as u32);
+            self.id_start[i] = self.id_list.len() as u32;
             let checked = |f: &FlatIds| iw[1..f.checked_end].iter().all(|&x| x != 0 && x < bound);
             let (result, mentions) = match flat_ids(iw).filter(checked) {
                 Some(flat) => self.flat_inst(i, iw, flat, ctx),
                 None => self.walked_inst(m, i, ctx)?,
             };
-            self.result.push(result);
-            self.mentions.push(mentions);
+            self.result[i] = result;
+            self.mentions[i] = mentions;
         }
-        self.id_start.push(self.id_list.len() as u32);
+        self.id_start[n] = self.id_list.len() as u32;
         if let Some(b) = self.blocks.last_mut() {
-            b.end = self.insts.len() - 1; // before OpFunctionEnd
+            b.end = n - 1; // before OpFunctionEnd
+        }
+        // Labels and what precedes the first one are in no block;
+        // `OpFunctionEnd` counts as the last block's.
+        self.block_of_inst.resize(n, usize::MAX);
+        for (b, blk) in self.blocks.iter().enumerate() {
+            self.block_of_inst[blk.first..blk.end].fill(b);
+        }
+        if !self.blocks.is_empty() {
+            self.block_of_inst[n - 1] = self.blocks.len() - 1;
         }
         self.uses.sort_unstable();
         Ok(())
@@ -291,8 +312,8 @@ impl<'m> Func<'m> {
     /// must look at. Only then are its id positions kept.
     fn flat_inst(&mut self, i: usize, iw: &[u32], flat: FlatIds, ctx: &Context<'_>) -> (u32, bool) {
         let result = if flat.result > 0 { iw[flat.result] } else { 0 };
-        if result != 0 {
-            self.def.insert(result, i);
+        if result != 0 && self.def.insert(result, i).is_some() {
+            self.unique_results = false;
         }
         let mut mentions = false;
         let reads = iw[flat.first_use..flat.checked_end]
@@ -351,7 +372,9 @@ impl<'m> Func<'m> {
             }
             match role {
                 Role::Result => {
-                    self.def.insert(id, i);
+                    if self.def.insert(id, i).is_some() {
+                        self.unique_results = false;
+                    }
                     result = id;
                 }
                 Role::ResultType => {}

@@ -414,22 +414,39 @@ impl Emitter<'_, '_> {
                 push_inst(&mut words, op::Unreachable, []);
                 continue;
             }
-            let merge = self.merge[b].map(|a| (f.terminator(b) - 1, a));
+            // From `special` on, the block's merge instruction and folded
+            // terminator are rewritten.
+            let t = f.terminator(b);
+            let special = match (self.merge[b], self.decided[b]) {
+                (Some(_), _) => t - 1,
+                (None, NONE) => blk.end,
+                (None, _) => t,
+            };
+            // Instructions copied verbatim accumulate as one word run,
+            // `run..` up to the next one that is not.
+            let mut run = f.insts[blk.first].at;
             for i in blk.first..blk.end {
-                if let Some((mi, action)) = merge
-                    && mi == i
-                {
-                    match action {
+                let inst = f.insts[i];
+                if i < special && self.verbatim(i) {
+                    if inst.opcode == op::FunctionCall && inst.len >= 4 {
+                        out.callees.push(f.words[inst.at + 3]);
+                    }
+                    continue;
+                }
+                words.extend_from_slice(&f.words[run..inst.at]);
+                run = inst.end();
+                match self.merge[b] {
+                    Some(action) if i == t - 1 => match action {
                         MergeAction::Keep => self.copy(i, &mut words, out),
                         MergeAction::Drop => {}
                         MergeAction::ToSelection => {
                             push_inst(&mut words, op::SelectionMerge, [f.inst_words(i)[1], 0])
                         }
-                    }
-                    continue;
+                    },
+                    _ => self.emit_inst(b, i, &mut words, out),
                 }
-                self.emit_inst(b, i, &mut words, out);
             }
+            words.extend_from_slice(&f.words[run..f.insts[t].end()]);
         }
         words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
         out.words = words;
@@ -484,6 +501,24 @@ impl Emitter<'_, '_> {
             }
         }
         self.copy(i, words, out);
+    }
+
+    /// True when instruction `i` (neither a merge instruction nor a folded
+    /// terminator) is copied as it is: no operand to rewrite, not a phi, a
+    /// result that stays.
+    fn verbatim(&self, i: usize) -> bool {
+        let f = self.f;
+        if f.mentions[i] || f.insts[i].opcode == op::Phi {
+            return false;
+        }
+        if self.substituted == 0 {
+            return true;
+        }
+        if f.unique_results {
+            self.subst[i] == Val::Top
+        } else {
+            f.result[i] == 0 || self.local_subst(f.result[i]).is_none()
+        }
     }
 
     /// True when `id` is a local chain value.

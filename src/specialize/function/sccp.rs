@@ -149,9 +149,13 @@ impl<'a, 'm> Sccp<'a, 'm> {
         self.block_wl.push(0);
         while !self.block_wl.is_empty() || !self.value_wl.is_empty() {
             while let Some(b) = self.block_wl.pop() {
+                // Only the tracked instructions and the terminator have
+                // anything to evaluate.
                 let (first, end) = (self.f.blocks[b].first, self.f.blocks[b].end);
                 for i in first..end {
-                    self.visit(i)?;
+                    if i + 1 == end || is_tracked(self.f.insts[i].opcode) {
+                        self.visit(i)?;
+                    }
                 }
             }
             while let Some(id) = self.value_wl.pop() {

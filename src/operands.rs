@@ -202,7 +202,7 @@ pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
     match s.tail {
         Tail::Nothing => flat(fixed_end, fixed_end),
         Tail::Ids => flat(len, len),
-        Tail::IdPairs if (len - fixed_end) % 2 == 0 => flat(len, len),
+        Tail::IdPairs if (len - fixed_end).is_multiple_of(2) => flat(len, len),
         Tail::IdPairs => None,
         Tail::MemoryAccess if len == fixed_end => flat(len, len),
         Tail::MemoryAccess => {

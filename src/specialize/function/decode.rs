@@ -1,7 +1,13 @@
-//! The function as the rewrite sees it: its instructions, the id operands of
-//! each, its blocks with their successors (checked to be blocks of the
-//! function), the definitions of its ids and the users of the ids the
-//! lattice and the chain follow.
+//! The function as the rewrite sees it: its instructions, its blocks with
+//! their successors (checked to be blocks of the function), the definitions
+//! of its ids, the users of the ids the lattice and the chain follow, and
+//! the id operands of the instructions that read one of those or an id the
+//! module scope replaces.
+//!
+//! Every id operand is checked against the header's bound (as the rest of
+//! the pass does for what it reads), but most instructions have a flat
+//! layout ([`flat_ids`]) checked with one comparison per word; only the
+//! others go through the grammar walker.
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};

@@ -24,9 +24,18 @@
 //! computed from predicates through logic ops, boolean selects and phis. A
 //! chain value used by anything else in a live block is an unresolved use.
 //!
-//! Files: [`decode`] (the function as blocks, ids and edges), [`sccp`] (the
-//! lattice and the propagation), [`order`] (dominators and block order), and
-//! this file (the rewrite that uses them).
+//! Cost: the rewrite runs once per predicated function, so it keeps its
+//! working storage in a [`Scratch`] the caller passes from one function to
+//! the next (no per-function maps: every table is an array indexed by
+//! instruction, block or local id), decodes the operands only of the
+//! instructions that read an id it may replace, and copies everything else
+//! as word runs.
+//!
+//! Files: [`decode`] (the function as blocks, ids and edges), [`local_ids`]
+//! (dense maps over the function's ids), [`sccp`] (the lattice and the
+//! propagation), [`order`] (dominators and block order), and this file (the
+//! rewrite as its steps: decode, propagate, mark the chain, plan
+//! substitutions and merges, order, emit).
 
 mod decode;
 mod local_ids;

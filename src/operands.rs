@@ -63,6 +63,9 @@ enum Tail {
     Ids,
     /// Any number of id pairs (`OpPhi`): an odd count is too short.
     IdPairs,
+    /// Any number of literal words (`OpBranchConditional`'s weights,
+    /// `OpCompositeExtract`'s indices).
+    Literals,
     /// An optional memory-access mask with its parameters (`OpLoad`,
     /// `OpStore`).
     MemoryAccess,
@@ -114,6 +117,7 @@ fn simple_layout(inst: &Instruction<'_>) -> Option<Simple> {
             }
             (true, _, Q::ZeroOrMore) => Tail::Ids,
             (false, K::PairIdRefIdRef, Q::ZeroOrMore) => Tail::IdPairs,
+            (false, K::LiteralInteger, Q::ZeroOrMore) => Tail::Literals,
             (false, K::MemoryAccess, Q::ZeroOrOne) => Tail::MemoryAccess,
             _ => return None,
         };
@@ -204,6 +208,7 @@ pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
         Tail::Ids => flat(len, len),
         Tail::IdPairs if (len - fixed_end).is_multiple_of(2) => flat(len, len),
         Tail::IdPairs => None,
+        Tail::Literals => flat(fixed_end, len),
         Tail::MemoryAccess if len == fixed_end => flat(len, len),
         Tail::MemoryAccess => {
             // A mask whose operands hold no id: `Aligned`'s literal at most.
@@ -271,6 +276,7 @@ pub fn for_each_id(
                     return Err(too_short());
                 }
             }
+            Tail::Literals => {}
             Tail::MemoryAccess if fixed_end < words.len() => {
                 let mut w = Walker {
                     words,
@@ -675,9 +681,10 @@ mod tests {
                         let Some(f) = flat_ids(&words) else { continue };
                         flat += 1;
                         let mut v = Vec::new();
-                        let walked = for_each_id(&words, 0, &|_| 1, &mut |i, r| v.push((i, r)));
-                        assert!(walked.is_ok(), "{words:?}: flat but rejected");
+                        let fast = for_each_id(&words, 0, &|_| 1, &mut |i, r| v.push((i, r)));
+                        assert!(fast.is_ok(), "{words:?}: flat but rejected");
                         assert_eq!(v, flat_roles(f, len), "{words:?}");
+                        assert_eq!(walked(&words), Ok(v), "{words:?}");
                     }
                 }
             }

@@ -169,8 +169,14 @@ fn rewrite_blocks(
         &mut scratch.order,
         &mut scratch.order_out,
     );
+    // At most every deleted result and every id of a removed block goes.
+    let dead_ids: usize = (0..f.blocks.len())
+        .filter(|&b| !live[b])
+        .map(|b| 1 + f.blocks[b].end - f.blocks[b].first)
+        .sum();
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
+        removed_ids: Vec::with_capacity(substituted + dead_ids),
         ..Rewritten::default()
     };
     let e = Emitter {

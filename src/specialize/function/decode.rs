@@ -195,9 +195,10 @@ impl<'m> Func<'m> {
         let words = self.words;
         let (mut lo, mut hi) = (u32::MAX, 0u32);
         tracked_ids.clear();
-        self.insts.extend(insts(words, start, end).inspect(|inst| {
+        for inst in insts(words, start, end) {
+            self.insts.push(inst);
             if inst.opcode == op::Function {
-                return;
+                continue;
             }
             if let Some(p) = result_pos(inst.opcode).filter(|&p| p < inst.len) {
                 let id = words[inst.at + p];
@@ -207,7 +208,7 @@ impl<'m> Func<'m> {
                     tracked_ids.push(id);
                 }
             }
-        }));
+        }
         (lo, hi)
     }
 

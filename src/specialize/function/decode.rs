@@ -424,31 +424,38 @@ impl<'m> Func<'m> {
             self.succ_start.push(self.succ_list.len() as u32);
             let t = self.terminator(b);
             let w = self.inst_words(t);
-            let (first, end) = (self.id_start[t] as usize, self.id_start[t + 1] as usize);
-            let opcode = self.insts[t].opcode;
-            let positions = match opcode {
-                op::Branch => 1..2,
-                op::BranchConditional => 2..4,
-                _ => 0..0,
-            };
-            // Every id of an `OpSwitch` after its selector is a target.
-            let switch = opcode == op::Switch;
-            let switch_targets = self.id_list[first..end]
-                .iter()
-                .filter(|(p, _)| switch && *p >= 2)
-                .map(|(p, _)| *p as usize);
-            for p in positions.chain(switch_targets) {
-                let Some(&s) = self.block_of_label.get(&w[p]) else {
-                    return Err(structure(
-                        &self.insts[t],
-                        fname,
-                        format!("branch target %{} is not a block of this function", w[p]),
-                    ));
-                };
-                self.succ_list.push(s);
+            match self.insts[t].opcode {
+                op::Branch => self.link(t, w[1], fname)?,
+                op::BranchConditional => {
+                    self.link(t, w[2], fname)?;
+                    self.link(t, w[3], fname)?;
+                }
+                op::Switch => {
+                    // Every id after the selector is a target.
+                    for k in self.id_start[t] as usize..self.id_start[t + 1] as usize {
+                        let p = self.id_list[k].0 as usize;
+                        if p >= 2 {
+                            self.link(t, w[p], fname)?;
+                        }
+                    }
+                }
+                _ => {}
             }
         }
         self.succ_start.push(self.succ_list.len() as u32);
+        Ok(())
+    }
+
+    /// Adds the block labelled `label` to the successors, for terminator `t`.
+    fn link(&mut self, t: usize, label: u32, fname: &str) -> Result<()> {
+        let Some(&s) = self.block_of_label.get(&label) else {
+            return Err(structure(
+                &self.insts[t],
+                fname,
+                format!("branch target %{label} is not a block of this function"),
+            ));
+        };
+        self.succ_list.push(s);
         Ok(())
     }
 

@@ -40,6 +40,8 @@ struct Entry {
     /// For instructions whose operands are fixed ids and at most one
     /// trailing group the walker need not be consulted for.
     simple: Option<Simple>,
+    /// Word index of the result id, if there is one ([`result_pos`]).
+    result_pos: Option<usize>,
 }
 
 /// An instruction layout read without walking the grammar: an optional
@@ -61,6 +63,9 @@ enum Tail {
     Ids,
     /// Any number of id pairs (`OpPhi`): an odd count is too short.
     IdPairs,
+    /// Any number of literal words (`OpBranchConditional`'s weights,
+    /// `OpCompositeExtract`'s indices).
+    Literals,
     /// An optional memory-access mask with its parameters (`OpLoad`,
     /// `OpStore`).
     MemoryAccess,
@@ -80,6 +85,7 @@ fn entry(opcode: u16) -> Option<Entry> {
             t[inst.opcode as usize] = Some(Entry {
                 grammar: inst,
                 simple: simple_layout(inst),
+                result_pos: grammar_result_pos(inst),
             });
         }
         t
@@ -111,6 +117,7 @@ fn simple_layout(inst: &Instruction<'_>) -> Option<Simple> {
             }
             (true, _, Q::ZeroOrMore) => Tail::Ids,
             (false, K::PairIdRefIdRef, Q::ZeroOrMore) => Tail::IdPairs,
+            (false, K::LiteralInteger, Q::ZeroOrMore) => Tail::Literals,
             (false, K::MemoryAccess, Q::ZeroOrOne) => Tail::MemoryAccess,
             _ => return None,
         };
@@ -138,14 +145,84 @@ pub fn opname(opcode: u16) -> String {
 
 /// Word index of the result id of an instruction with this opcode, if it
 /// has one (2 when a result type comes first, else 1).
+#[inline]
 pub fn result_pos(opcode: u16) -> Option<usize> {
-    let g = grammar(opcode)?;
+    entry(opcode)?.result_pos
+}
+
+/// [`result_pos`] read off the grammar.
+fn grammar_result_pos(g: &Instruction<'_>) -> Option<usize> {
     match g.operands {
         [a, b, ..] if a.kind == OperandKind::IdResultType && b.kind == OperandKind::IdResult => {
             Some(2)
         }
         [a, ..] if a.kind == OperandKind::IdResult => Some(1),
         _ => None,
+    }
+}
+
+/// Where the ids of an instruction are, for the common layouts that need no
+/// walking: see [`flat_ids`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatIds {
+    /// Word index of the result id (0: none). A result type, if any, is
+    /// word 1.
+    pub result: usize,
+    /// Words `1..checked_end` are all ids: the result type, the result and
+    /// the ids read ([`Role::ResultType`], [`Role::Result`], [`Role::Use`]).
+    pub checked_end: usize,
+    /// Words `first_use..checked_end` are the ids read.
+    pub first_use: usize,
+    /// Words `maybe_from..` may be ids ([`Role::MaybeId`]); the words
+    /// between `checked_end` and `maybe_from` are literals.
+    pub maybe_from: usize,
+}
+
+/// The id layout of the instruction `words` when it is one of the simple
+/// ones (fixed ids, then ids, id pairs, nothing, or a memory-access mask
+/// without id parameters), exactly as [`for_each_id`] would report it;
+/// `None` when [`for_each_id`] must walk it (other layouts, or words it
+/// would reject as too few).
+#[inline]
+pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
+    let opcode = (words[0] & 0xffff) as u16;
+    let s = entry(opcode)?.simple?;
+    let head = s.has_type as usize + s.has_result as usize;
+    let first_use = 1 + head;
+    let fixed_end = first_use + s.fixed;
+    let len = words.len();
+    if len < fixed_end {
+        return None;
+    }
+    let result = if s.has_result { head } else { 0 };
+    let flat = |checked_end, maybe_from| {
+        Some(FlatIds {
+            result,
+            checked_end,
+            first_use,
+            maybe_from,
+        })
+    };
+    match s.tail {
+        Tail::Nothing => flat(fixed_end, fixed_end),
+        Tail::Ids => flat(len, len),
+        Tail::IdPairs if (len - fixed_end).is_multiple_of(2) => flat(len, len),
+        Tail::IdPairs => None,
+        Tail::Literals => flat(fixed_end, len),
+        Tail::MemoryAccess if len == fixed_end => flat(len, len),
+        Tail::MemoryAccess => {
+            // A mask whose operands hold no id: `Aligned`'s literal at most.
+            use spirv::MemoryAccess as M;
+            let mask = M::from_bits_retain(words[fixed_end]);
+            let plain = M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER;
+            let maybe_from = fixed_end + 1 + mask.contains(M::ALIGNED) as usize;
+            (plain.contains(mask) && maybe_from <= len).then_some(FlatIds {
+                result,
+                checked_end: fixed_end,
+                first_use,
+                maybe_from,
+            })
+        }
     }
 }
 
@@ -199,6 +276,7 @@ pub fn for_each_id(
                     return Err(too_short());
                 }
             }
+            Tail::Literals => {}
             Tail::MemoryAccess if fixed_end < words.len() => {
                 let mut w = Walker {
                     words,
@@ -564,6 +642,54 @@ mod tests {
         let mut v = Vec::new();
         for_each_id(words, 0, &|_| 1, &mut |i, r| v.push((i, r))).unwrap();
         v
+    }
+
+    /// The roles [`FlatIds`] describes for an instruction of `len` words.
+    fn flat_roles(f: FlatIds, len: usize) -> Vec<(usize, Role)> {
+        let role = |i: usize| match i {
+            1 if f.result == 2 => Role::ResultType,
+            i if i == f.result => Role::Result,
+            _ => Role::Use,
+        };
+        (1..f.checked_end)
+            .map(|i| (i, role(i)))
+            .chain((f.maybe_from..len).map(|i| (i, Role::MaybeId)))
+            .collect()
+    }
+
+    #[test]
+    fn flat_ids_agree_with_for_each_id() {
+        use spirv::MemoryAccess as M;
+        let masks = [
+            0,
+            M::ALIGNED.bits(),
+            (M::VOLATILE | M::NONTEMPORAL).bits(),
+            (M::ALIGNED | M::NON_PRIVATE_POINTER).bits(),
+            (M::ALIGNED | M::MAKE_POINTER_AVAILABLE).bits(),
+            M::NO_ALIAS_INTEL_MASK.bits(),
+        ];
+        let mut flat = 0;
+        for inst in INSTRUCTION_TABLE.iter() {
+            for len in 1..9usize {
+                for k in 0..len {
+                    for &mask in &masks {
+                        let mut words = vec![7u32; len];
+                        words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                        if k > 0 {
+                            words[k] = mask;
+                        }
+                        let Some(f) = flat_ids(&words) else { continue };
+                        flat += 1;
+                        let mut v = Vec::new();
+                        let fast = for_each_id(&words, 0, &|_| 1, &mut |i, r| v.push((i, r)));
+                        assert!(fast.is_ok(), "{words:?}: flat but rejected");
+                        assert_eq!(v, flat_roles(f, len), "{words:?}");
+                        assert_eq!(walked(&words), Ok(v), "{words:?}");
+                    }
+                }
+            }
+        }
+        assert!(flat > 1000, "only {flat} flat layouts tried");
     }
 
     /// `for_each_id` through the grammar walker only (no [`Simple`] layout).

@@ -15,7 +15,7 @@ use crate::target::Target;
 
 use super::analysis::Analysis;
 use super::context::{Context, Replacement, Val};
-use super::function::{self, Func, Rewritten};
+use super::function::{self, Rewritten};
 use super::parallel::map_parallel;
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};
@@ -109,7 +109,7 @@ fn group_outputs(
     // Phase 1, by function: decode once, rewrite once per distinct view.
     let varying = contexts.iter().flatten().next().map(|c| c.varying());
     let by_function = map_parallel(touched.len(), |i| {
-        rewrite_for_all(prepared, touched[i], &contexts, varying.as_ref())
+        rewrite_for_all(prepared, touched[i], &contexts, varying)
     });
     // Each group's column of rewrites, in the order of `touched`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
@@ -181,8 +181,9 @@ fn rewrite_for_all(
             .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
             .map(Arc::new)
     };
+    let mut scratch = function::Scratch::default();
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        Func::decode(m, first, f.start, f.end, &name)
+        function::decode(m, first, f.start, f.end, &name, &mut scratch)
     }))
     .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")));
     let func = match decoded {
@@ -206,7 +207,7 @@ fn rewrite_for_all(
             if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
                 return Some(r.clone());
             }
-            let r = guard(&mut || function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name));
+            let r = guard(&mut || function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name, &mut scratch));
             made.push((view, r.clone()));
             Some(r)
         })

@@ -52,6 +52,9 @@ pub struct Context<'a> {
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
     chain: IdSet,
+    /// Every id [`Context::replacement`] may replace: the sites and the
+    /// module-scope chain values of any type.
+    replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     reps: [Option<u32>; 2],
@@ -151,6 +154,7 @@ impl<'a> Context<'a> {
             site_value,
             module_chain: HashMap::default(),
             chain: IdSet::default(),
+            replaceable: IdSet::default(),
             first_reader: usize::MAX,
             reps: [None, None],
             repurposed: HashMap::default(),
@@ -173,6 +177,8 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
+        let replaceable = ctx.site_value.keys().chain(ctx.module_chain.keys());
+        ctx.replaceable = IdSet::new(replaceable.copied(), n);
         Ok(ctx)
     }
 
@@ -279,9 +285,8 @@ impl<'a> Context<'a> {
     /// module-scope chain values (of any type). The same set for any
     /// values: only what [`Context::global_val`] and
     /// [`Context::replacement`] say of them changes.
-    pub fn varying(&self) -> IdSet {
-        let ids = self.site_value.keys().chain(self.module_chain.keys());
-        IdSet::new(ids.copied(), self.m.words.len())
+    pub fn varying(&self) -> &IdSet {
+        &self.replaceable
     }
 
     /// What a function rewrite can learn of this context through the ids
@@ -292,6 +297,13 @@ impl<'a> Context<'a> {
         ids.iter()
             .map(|&id| (self.global_val(id), self.replacement(id)))
             .collect()
+    }
+
+    /// False when [`Context::replacement`] of `id` is certainly `None`: a
+    /// bit test, to skip the lookups for most ids.
+    #[inline]
+    pub fn may_replace(&self, id: u32) -> bool {
+        self.replaceable.contains(id)
     }
 
     /// What replaces a module-level id in every use, if anything: a

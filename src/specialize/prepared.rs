@@ -103,9 +103,10 @@ impl<'w> Prepared<'w> {
         let (mut ctx, mut report) = self.resolve_values(a, predicates)?;
         // Fold and repair every function a predicate reaches.
         let m = &self.m;
+        let mut scratch = function::Scratch::default();
         let rewrites =
             self.rewrite_functions(a, &mut ctx, &mut report, &mut |_, f, ctx, name| {
-                function::rewrite(m, ctx, f.start, f.end, name).map(Arc::new)
+                function::rewrite(m, ctx, f.start, f.end, name, &mut scratch).map(Arc::new)
             })?;
         self.finish(a, ctx, rewrites, report)
     }

@@ -50,6 +50,7 @@ impl Window {
 }
 
 /// A map from ids to indices (`usize`), dense over a [`Window`].
+#[derive(Default)]
 pub(super) struct LocalMap {
     window: Window,
     /// `usize::MAX` marks an empty slot.
@@ -58,13 +59,18 @@ pub(super) struct LocalMap {
 }
 
 impl LocalMap {
-    /// An empty map with one slot per id of `window`.
-    pub(super) fn new(window: Window) -> LocalMap {
-        LocalMap {
-            window,
-            slots: vec![usize::MAX; window.len],
-            outside: HashMap::default(),
-        }
+    /// Empties the map and gives it one slot per id of `window`, reusing
+    /// its storage.
+    pub(super) fn reset(&mut self, window: Window) {
+        self.window = window;
+        self.slots.clear();
+        self.slots.resize(window.len, usize::MAX);
+        self.outside.clear();
+    }
+
+    /// The window the map keeps slots for.
+    pub(super) fn window(&self) -> Window {
+        self.window
     }
 
     /// Sets `id`'s value; returns the value it had.
@@ -107,7 +113,8 @@ mod tests {
 
     #[test]
     fn inside_and_outside_the_window_agree() {
-        let mut m = LocalMap::new(Window::new(10, 20, 4));
+        let mut m = LocalMap::default();
+        m.reset(Window::new(10, 20, 4));
         assert_eq!(m.insert(10, 1), None);
         assert_eq!(m.insert(20, 2), None);
         assert_eq!(m.insert(5, 3), None);
@@ -118,6 +125,8 @@ mod tests {
         assert_eq!(m.get(&5), Some(&3));
         assert_eq!(m[&u32::MAX], 4);
         assert!(!m.contains_key(&11) && !m.contains_key(&21) && !m.contains_key(&0));
+        m.reset(Window::new(30, 31, 1));
+        assert!(!m.contains_key(&5) && !m.contains_key(&30));
     }
 
     #[test]

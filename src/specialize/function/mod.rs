@@ -24,26 +24,35 @@
 //! computed from predicates through logic ops, boolean selects and phis. A
 //! chain value used by anything else in a live block is an unresolved use.
 //!
-//! Files: [`decode`] (the function as blocks, ids and edges), [`sccp`] (the
-//! lattice and the propagation), [`order`] (dominators and block order), and
-//! this file (the rewrite that uses them).
+//! Cost: the rewrite runs once per predicated function, so it keeps its
+//! working storage in a [`Scratch`] the caller passes from one function to
+//! the next (no per-function maps: every table is an array indexed by
+//! instruction, block or local id), decodes the operands only of the
+//! instructions that read an id it may replace, and copies everything else
+//! as word runs.
+//!
+//! Files: [`decode`] (the function as blocks, ids and edges), [`local_ids`]
+//! (dense maps over the function's ids), [`sccp`] (the lattice and the
+//! propagation), [`order`] (dominators and block order), and this file (the
+//! rewrite as its steps: decode, propagate, mark the chain, plan
+//! substitutions and merges, order, emit).
 
 mod decode;
 mod local_ids;
 mod order;
 mod sccp;
 
-use crate::fastmap::{Map as HashMap, Set as HashSet};
-use crate::module::{Inst, Module, push_inst};
-use crate::operands::{Role, op, result_pos};
+use crate::fastmap::Map as HashMap;
+use crate::module::{Inst, Module, header_word, push_inst};
+use crate::operands::{Role, op};
 
 use super::context::{Context, Replacement, Val};
 pub(in crate::specialize) use decode::Func;
 pub(in crate::specialize) use decode::is_logic;
 use decode::{short, structure};
 use order::dominance_order;
-use sccp::Sccp;
 pub(in crate::specialize) use sccp::meet_logic;
+use sccp::{NONE, Sccp};
 
 use crate::error::Result;
 
@@ -87,16 +96,57 @@ pub struct Rewritten {
     pub chain_defs: HashMap<u32, Inst>,
 }
 
-/// Specializes one function whose words are `m.words[start..end]`.
+/// Storage reused across the functions of one run: the rewrite of a
+/// function allocates little beyond its output once these have grown.
+/// Holds nothing between calls that affects a result.
+#[derive(Default)]
+pub struct Scratch {
+    func: decode::Buffers,
+    sccp: sccp::Buffers,
+    order: order::Buffers,
+    /// Per instruction: what replaces its result ([`Val::Top`]: nothing).
+    subst: Vec<Val>,
+    /// Per instruction: its result is a local chain value.
+    chain: Vec<bool>,
+    /// The local chain values, and the chain walk's worklist.
+    chain_ids: Vec<u32>,
+    chain_work: Vec<u32>,
+    /// Per block: what becomes of its merge instruction (`None`: no merge
+    /// instruction, or a dead block).
+    merge: Vec<Option<MergeAction>>,
+    /// Per block: a dead merge block kept as `OpLabel; OpUnreachable`.
+    stub: Vec<bool>,
+    kept: Vec<usize>,
+    order_out: Vec<usize>,
+}
+
+/// Specializes one function whose words are `m.words[start..end]`, using
+/// (and growing) `scratch`.
 pub fn rewrite(
     m: &Module<'_>,
     ctx: &Context<'_>,
     start: usize,
     end: usize,
     fname: &str,
+    scratch: &mut Scratch,
 ) -> Result<Rewritten> {
-    let f = Func::decode(m, ctx, start, end, fname)?;
-    rewrite_decoded(m, &f, ctx, start, end, fname)
+    let f = Func::decode(m, ctx, start, end, fname, &mut scratch.func)?;
+    let out = rewrite_decoded(m, &f, ctx, start, end, fname, scratch);
+    f.recycle(&mut scratch.func);
+    out
+}
+
+/// Decodes the function in `m.words[start..end]` for [`rewrite_decoded`],
+/// in `scratch`'s storage.
+pub(in crate::specialize) fn decode<'m>(
+    m: &Module<'m>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    fname: &str,
+    scratch: &mut Scratch,
+) -> Result<Func<'m>> {
+    Func::decode(m, ctx, start, end, fname, &mut scratch.func)
 }
 
 /// [`rewrite`] of a function decoded before: decoding does not depend on
@@ -109,187 +159,128 @@ pub(in crate::specialize) fn rewrite_decoded(
     start: usize,
     end: usize,
     fname: &str,
+    scratch: &mut Scratch,
 ) -> Result<Rewritten> {
-    let mut out = Rewritten::default();
     if f.blocks.is_empty() {
-        out.words = m.words[start..end].to_vec();
-        return Ok(out);
+        Ok(Rewritten {
+            words: m.words[start..end].to_vec(),
+            ..Rewritten::default()
+        })
+    } else {
+        rewrite_blocks(f, ctx, fname, scratch)
     }
-    let n = f.blocks.len();
-    let mut s = Sccp {
+}
+
+/// The rewrite of a decoded function with blocks, as its steps: propagate,
+/// find the chain, plan substitutions and merges, order, emit.
+fn rewrite_blocks(
+    f: &Func<'_>,
+    ctx: &Context<'_>,
+    fname: &str,
+    scratch: &mut Scratch,
+) -> Result<Rewritten> {
+    let mut s = Sccp::new(f, ctx, fname, &mut scratch.sccp);
+    s.run()?;
+    mark_chain(f, ctx, scratch);
+    let substituted = substitutions(f, &s, &mut scratch.subst);
+    merge_actions(f, &s.exec_block, &s.decided, fname, scratch)?;
+    let live = &s.exec_block;
+    scratch.kept.clear();
+    let stub = &scratch.stub;
+    scratch
+        .kept
+        .extend((0..f.blocks.len()).filter(|&b| live[b] || stub[b]));
+    dominance_order(
+        f,
+        &scratch.kept,
+        live,
+        &s.decided,
+        &mut scratch.order,
+        &mut scratch.order_out,
+    );
+    // At most every deleted result and every id of a removed block goes.
+    let dead_ids: usize = (0..f.blocks.len())
+        .filter(|&b| !live[b])
+        .map(|b| 1 + f.blocks[b].end - f.blocks[b].first)
+        .sum();
+    let mut out = Rewritten {
+        blocks_removed: f.blocks.len() - scratch.kept.len(),
+        removed_ids: Vec::with_capacity(substituted + dead_ids),
+        ..Rewritten::default()
+    };
+    let e = Emitter {
         f,
         ctx,
-        lat: HashMap::with_capacity_and_hasher(n, Default::default()),
-        exec_block: vec![false; n],
-        exec_edge: vec![false; f.succ_list.len()],
-        block_wl: Vec::new(),
-        value_wl: Vec::new(),
-        decided: HashMap::with_capacity_and_hasher(n, Default::default()),
-        fname,
+        live,
+        decided: &s.decided,
+        subst: &scratch.subst,
+        substituted,
+        chain: &scratch.chain,
+        merge: &scratch.merge,
+        stub: &scratch.stub,
     };
-    s.run()?;
-    let Sccp {
-        lat,
-        exec_block: live,
-        decided,
-        ..
-    } = s;
-
-    // The chain: local booleans computed from predicates (flow-insensitive).
-    let chain = local_chain(f, ctx);
-
-    // What replaces each deleted value.
-    let subst = substitutions(f, &lat, &live);
-
-    // Merge instructions and the blocks they keep alive.
-    let (merge_action, stubs) = merge_actions(f, &live, &decided, fname)?;
-
-    // Blocks of the result, in an order where each block follows its
-    // immediate dominator.
-    let kept: Vec<usize> = (0..n).filter(|&b| live[b] || stubs.contains(&b)).collect();
-    let order = dominance_order(f, &kept, &live, &decided);
-    out.blocks_removed = n - kept.len();
-
-    // Emit.
-    let mut words = Vec::with_capacity(end - start);
-    let head_end = f.blocks[0].first - 1;
-    for i in 0..head_end {
-        emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words);
-    }
-    for &b in &order {
-        let blk = &f.blocks[b];
-        words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
-        if stubs.contains(&b) {
-            push_inst(&mut words, op::Unreachable, []);
-            continue;
-        }
-        for i in blk.first..blk.end {
-            let inst = f.insts[i];
-            let w = f.inst_words(i);
-            if let Some(a) = merge_action.get(&i) {
-                match a {
-                    MergeAction::Keep => {
-                        emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words)
-                    }
-                    MergeAction::Drop => {}
-                    MergeAction::ToSelection => {
-                        push_inst(&mut words, op::SelectionMerge, [w[1], 0])
-                    }
-                }
-                continue;
-            }
-            if let Some(pos) = result_pos(inst.opcode)
-                && let Some(&id) = w.get(pos)
-                && subst.contains_key(&id)
-            {
-                match inst.opcode {
-                    op::Select => out.selects_folded += 1,
-                    op::Phi => out.phis_folded += 1,
-                    _ => {}
-                }
-                out.removed_ids.push(id);
-                continue;
-            }
-            if i == blk.end - 1 && decided.contains_key(&b) {
-                let target = f.blocks[decided[&b]].label;
-                push_inst(&mut words, op::Branch, [target]);
-                out.branches_folded += 1;
-                continue;
-            }
-            if inst.opcode == op::Phi {
-                emit_phi(
-                    f,
-                    i,
-                    b,
-                    &live,
-                    &decided,
-                    &subst,
-                    ctx,
-                    &mut out.constant_uses,
-                    &mut words,
-                );
-                continue;
-            }
-            if inst.opcode == op::FunctionCall && w.len() >= 4 {
-                out.callees.push(w[3]);
-            }
-            // Chain values used where they cannot be folded.
-            if !allowed_chain_user(f, i) {
-                for &(pos, role) in f.ids(i) {
-                    let id = w[pos as usize];
-                    if matches!(role, Role::Use | Role::MaybeId)
-                        && (chain.contains(&id) || ctx.is_chain(id))
-                    {
-                        out.bad_uses.push(BadUse {
-                            block: blk.label,
-                            inst,
-                            value: id,
-                        });
-                    }
-                }
-            }
-            emit_substituted(f, i, &subst, ctx, &mut out.constant_uses, &mut words);
-        }
-    }
-    words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
-    out.words = words;
+    e.emit(&scratch.order_out, &mut out);
     if !out.bad_uses.is_empty() {
         // Only an error message needs the chain's definitions.
-        for &id in &chain {
+        for &id in &scratch.chain_ids {
             out.chain_defs.insert(id, f.insts[f.def[&id]]);
         }
     }
-
-    // Ids that no longer exist: results in removed blocks.
-    removed_block_ids(f, &live, &stubs, &mut out.removed_ids);
+    removed_block_ids(f, live, &scratch.stub, &mut out.removed_ids);
+    s.recycle(&mut scratch.sccp);
     Ok(out)
 }
 
-/// What replaces each value SCCP folded in a live block: a constant, or
-/// another id it equals.
-fn substitutions(f: &Func<'_>, lat: &HashMap<u32, Val>, live: &[bool]) -> HashMap<u32, Val> {
-    let mut subst: HashMap<u32, Val> =
-        HashMap::with_capacity_and_hasher(lat.len(), Default::default());
-    for (&id, &v) in lat {
+/// What replaces each value SCCP folded in a live block, at its defining
+/// instruction in `subst`: a constant, or another id it equals. Returns how
+/// many there are.
+fn substitutions(f: &Func<'_>, s: &Sccp<'_, '_>, subst: &mut Vec<Val>) -> usize {
+    subst.clear();
+    subst.resize(f.insts.len(), Val::Top);
+    let mut count = 0;
+    for &id in &s.lat_ids {
         let i = f.def[&id];
         let b = f.block_of_inst[i];
-        if b == usize::MAX || !live[b] {
+        if b == usize::MAX || !s.exec_block[b] {
             continue;
         }
+        let v = s.lat[i];
         match v {
-            Val::Const(_) => {
-                subst.insert(id, v);
-            }
-            Val::Same(x) if x != id => {
-                subst.insert(id, v);
-            }
-            _ => {}
+            Val::Const(_) => {}
+            Val::Same(x) if x != id => {}
+            _ => continue,
         }
+        subst[i] = v;
+        count += 1;
     }
-    subst
+    count
 }
 
 /// What becomes of each live block's merge instruction (kept, dropped, or
-/// turned into a selection merge), and the dead merge blocks that must stay
-/// as `OpUnreachable` stubs because a kept merge names them.
+/// turned into a selection merge), in `scratch.merge`, and the dead merge
+/// blocks that must stay as `OpUnreachable` stubs because a kept merge
+/// names them, in `scratch.stub`.
 fn merge_actions(
     f: &Func<'_>,
     live: &[bool],
-    decided: &HashMap<usize, usize>,
+    decided: &[usize],
     fname: &str,
-) -> Result<(HashMap<usize, MergeAction>, HashSet<usize>)> {
+    scratch: &mut Scratch,
+) -> Result<()> {
     let n = f.blocks.len();
-    let mut merge_action: HashMap<usize, MergeAction> =
-        HashMap::with_capacity_and_hasher(n, Default::default());
+    let (merge, stubs) = (&mut scratch.merge, &mut scratch.stub);
+    merge.clear();
+    merge.resize(n, None);
+    stubs.clear();
+    stubs.resize(n, false);
     let mut preds: Option<Vec<Vec<usize>>> = None;
-    let mut stubs: HashSet<usize> = HashSet::default();
     for b in 0..n {
         if !live[b] {
             continue;
         }
         let Some(mi) = f.merge_inst(b) else { continue };
         let mw = f.inst_words(mi);
-        let folded = decided.contains_key(&b);
+        let folded = decided[b] != NONE;
         let block_of = |label: u32| {
             f.block_of_label.get(&label).copied().ok_or_else(|| {
                 structure(
@@ -333,30 +324,25 @@ fn merge_actions(
             }
         };
         if action != MergeAction::Drop {
-            let merge = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
-            if !live[merge] {
-                stubs.insert(merge);
+            let target = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            if !live[target] {
+                stubs[target] = true;
             }
         }
-        merge_action.insert(mi, action);
+        merge[b] = Some(action);
     }
-    Ok((merge_action, stubs))
+    Ok(())
 }
 
 /// Pushes onto `removed` the ids defined in removed blocks: their labels
 /// (stubs keep theirs) and every result.
-fn removed_block_ids(f: &Func<'_>, live: &[bool], stubs: &HashSet<usize>, removed: &mut Vec<u32>) {
+fn removed_block_ids(f: &Func<'_>, live: &[bool], stub: &[bool], removed: &mut Vec<u32>) {
     for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
-        if !stubs.contains(&b) {
+        if !stub[b] {
             removed.push(f.blocks[b].label);
         }
-        for i in f.blocks[b].first..f.blocks[b].end {
-            if let Some(pos) = result_pos(f.insts[i].opcode)
-                && let Some(&id) = f.inst_words(i).get(pos)
-            {
-                removed.push(id);
-            }
-        }
+        let blk = &f.blocks[b];
+        removed.extend(f.result[blk.first..blk.end].iter().filter(|&&id| id != 0));
     }
 }
 
@@ -379,17 +365,11 @@ fn predecessors(f: &Func<'_>) -> Vec<Vec<usize>> {
 }
 
 /// True when the result keeps an edge `from → to`.
-fn kept_edge(
-    f: &Func<'_>,
-    from: usize,
-    to: usize,
-    live: &[bool],
-    decided: &HashMap<usize, usize>,
-) -> bool {
+fn kept_edge(f: &Func<'_>, from: usize, to: usize, live: &[bool], decided: &[usize]) -> bool {
     live[from]
-        && match decided.get(&from) {
-            Some(&d) => d == to,
-            None => f.successors(from).contains(&to),
+        && match decided[from] {
+            NONE => f.successors(from).contains(&to),
+            d => d == to,
         }
 }
 
@@ -404,16 +384,25 @@ fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
     }
 }
 
-/// Local chain values: bool results of logic ops, selects and phis with a
-/// chain operand (global or local), to a fixpoint.
-fn local_chain(f: &Func<'_>, ctx: &Context<'_>) -> HashSet<u32> {
-    let mut chain: HashSet<u32> = HashSet::default();
-    let mut work: Vec<u32> = f
-        .uses
-        .iter()
-        .map(|&(id, _)| id)
-        .filter(|id| ctx.is_chain(*id))
-        .collect();
+/// Marks the local chain values: bool results of logic ops, selects and
+/// phis with a chain operand (global or local), to a fixpoint; flags in
+/// `scratch.chain` (at the defining instruction), ids in `scratch.chain_ids`.
+fn mark_chain(f: &Func<'_>, ctx: &Context<'_>, scratch: &mut Scratch) {
+    let (chain, ids, work) = (
+        &mut scratch.chain,
+        &mut scratch.chain_ids,
+        &mut scratch.chain_work,
+    );
+    chain.clear();
+    chain.resize(f.insts.len(), false);
+    ids.clear();
+    work.clear();
+    work.extend(
+        f.uses
+            .iter()
+            .map(|&(id, _)| id)
+            .filter(|id| ctx.is_chain(*id)),
+    );
     work.dedup();
     while let Some(id) = work.pop() {
         for u in f.users(id) {
@@ -425,32 +414,225 @@ fn local_chain(f: &Func<'_>, ctx: &Context<'_>) -> HashSet<u32> {
             if w.len() < 3 || Some(w[1]) != ctx.globals.bool_type {
                 continue;
             }
-            if chain.insert(w[2]) {
+            // `w[2]` is `u`'s result, so it has a definition.
+            let Some(&d) = f.def.get(&w[2]) else { continue };
+            if !chain[d] {
+                chain[d] = true;
+                ids.push(w[2]);
                 work.push(w[2]);
             }
         }
     }
-    chain
 }
 
-/// Copies instruction `i`, rewriting uses of substituted ids.
-fn emit_substituted(
-    f: &Func<'_>,
-    i: usize,
-    subst: &HashMap<u32, Val>,
-    ctx: &Context<'_>,
-    constant_uses: &mut Vec<(usize, bool)>,
-    out: &mut Vec<u32>,
-) {
-    let w = f.inst_words(i);
-    let start = out.len();
-    out.extend_from_slice(w);
-    for &(pos, role) in f.ids(i) {
-        if matches!(role, Role::Use | Role::MaybeId)
-            && let Some(r) = replacement(w[pos as usize], subst, ctx)
-        {
-            out[start + pos as usize] = place(r, start + pos as usize, constant_uses);
+/// Writes the rewritten function from the plan the steps before made.
+struct Emitter<'a, 'm> {
+    f: &'a Func<'m>,
+    ctx: &'a Context<'a>,
+    live: &'a [bool],
+    decided: &'a [usize],
+    /// Per instruction: what replaces its result ([`Val::Top`]: nothing).
+    subst: &'a [Val],
+    /// How many results `subst` replaces.
+    substituted: usize,
+    /// Per instruction: its result is a local chain value.
+    chain: &'a [bool],
+    merge: &'a [Option<MergeAction>],
+    stub: &'a [bool],
+}
+
+impl Emitter<'_, '_> {
+    /// Emits the function with its blocks in `order` into `out`, counting
+    /// what it folds and recording calls, unresolved uses and removed ids.
+    fn emit(&self, order: &[usize], out: &mut Rewritten) {
+        let f = self.f;
+        let mut words = Vec::with_capacity(f.words_len());
+        let head_end = f.blocks[0].first - 1;
+        for i in 0..head_end {
+            self.copy(i, &mut words, out);
         }
+        for &b in order {
+            let blk = &f.blocks[b];
+            words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
+            if self.stub[b] {
+                push_inst(&mut words, op::Unreachable, []);
+                continue;
+            }
+            // From `special` on, the block's merge instruction and folded
+            // terminator are rewritten.
+            let t = f.terminator(b);
+            let special = match (self.merge[b], self.decided[b]) {
+                (Some(_), _) => t - 1,
+                (None, NONE) => blk.end,
+                (None, _) => t,
+            };
+            // Instructions copied verbatim accumulate as one word run,
+            // `run..` up to the next one that is not.
+            let mut run = f.insts[blk.first].at;
+            for i in blk.first..blk.end {
+                let inst = f.insts[i];
+                if i < special && self.verbatim(i) {
+                    if inst.opcode == op::FunctionCall && inst.len >= 4 {
+                        out.callees.push(f.words[inst.at + 3]);
+                    }
+                    continue;
+                }
+                words.extend_from_slice(&f.words[run..inst.at]);
+                run = inst.end();
+                match self.merge[b] {
+                    Some(action) if i == t - 1 => match action {
+                        MergeAction::Keep => self.copy(i, &mut words, out),
+                        MergeAction::Drop => {}
+                        MergeAction::ToSelection => {
+                            push_inst(&mut words, op::SelectionMerge, [f.inst_words(i)[1], 0])
+                        }
+                    },
+                    _ => self.emit_inst(b, i, &mut words, out),
+                }
+            }
+            words.extend_from_slice(&f.words[run..f.insts[t].end()]);
+        }
+        words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
+        out.words = words;
+    }
+
+    /// Emits instruction `i` of live block `b` (merge instructions aside).
+    fn emit_inst(&self, b: usize, i: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+        let f = self.f;
+        let opcode = f.insts[i].opcode;
+        let result = f.result[i];
+        if self.substituted > 0 && result != 0 && self.local_subst(result).is_some() {
+            match opcode {
+                op::Select => out.selects_folded += 1,
+                op::Phi => out.phis_folded += 1,
+                _ => {}
+            }
+            out.removed_ids.push(result);
+            return;
+        }
+        if i == f.blocks[b].end - 1 && self.decided[b] != NONE {
+            let target = f.blocks[self.decided[b]].label;
+            push_inst(words, op::Branch, [target]);
+            out.branches_folded += 1;
+            return;
+        }
+        if opcode == op::Phi {
+            self.emit_phi(i, b, words, out);
+            return;
+        }
+        let w = f.inst_words(i);
+        if opcode == op::FunctionCall && w.len() >= 4 {
+            out.callees.push(w[3]);
+        }
+        if !f.mentions[i] {
+            // No operand is replaced or a chain value.
+            words.extend_from_slice(w);
+            return;
+        }
+        // Chain values used where they cannot be folded.
+        if !allowed_chain_user(f, i) {
+            for &(pos, role) in f.ids(i) {
+                let id = w[pos as usize];
+                if matches!(role, Role::Use | Role::MaybeId)
+                    && (self.is_local_chain(id) || self.ctx.is_chain(id))
+                {
+                    out.bad_uses.push(BadUse {
+                        block: f.blocks[b].label,
+                        inst: f.insts[i],
+                        value: id,
+                    });
+                }
+            }
+        }
+        self.copy(i, words, out);
+    }
+
+    /// True when instruction `i` (neither a merge instruction nor a folded
+    /// terminator) is copied as it is: no operand to rewrite, not a phi, a
+    /// result that stays.
+    fn verbatim(&self, i: usize) -> bool {
+        let f = self.f;
+        if f.mentions[i] || f.insts[i].opcode == op::Phi {
+            return false;
+        }
+        if self.substituted == 0 {
+            return true;
+        }
+        if f.unique_results {
+            self.subst[i] == Val::Top
+        } else {
+            f.result[i] == 0 || self.local_subst(f.result[i]).is_none()
+        }
+    }
+
+    /// True when `id` is a local chain value.
+    fn is_local_chain(&self, id: u32) -> bool {
+        self.f.def.get(&id).is_some_and(|&d| self.chain[d])
+    }
+
+    /// What replaces the local `id`, if it is substituted.
+    fn local_subst(&self, id: u32) -> Option<Val> {
+        let &d = self.f.def.get(&id)?;
+        Some(self.subst[d]).filter(|v| *v != Val::Top)
+    }
+
+    /// Copies instruction `i`, rewriting uses of substituted ids.
+    fn copy(&self, i: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+        let f = self.f;
+        let w = f.inst_words(i);
+        let start = words.len();
+        words.extend_from_slice(w);
+        if !f.mentions[i] {
+            return;
+        }
+        for &(pos, role) in f.ids(i) {
+            if matches!(role, Role::Use | Role::MaybeId)
+                && let Some(r) = self.replacement(w[pos as usize])
+            {
+                let at = start + pos as usize;
+                words[at] = place(r, at, &mut out.constant_uses);
+            }
+        }
+    }
+
+    /// What replaces `id`, if anything: chases local substitutions, then
+    /// the module-level ones (resolved predicates and folded module-level
+    /// chain).
+    fn replacement(&self, id: u32) -> Option<Replacement> {
+        let mut cur = id;
+        for _ in 0..=self.substituted {
+            match self.local_subst(cur) {
+                Some(Val::Const(b)) => return Some(Replacement::Constant(b)),
+                Some(Val::Same(x)) => cur = x,
+                _ => break,
+            }
+        }
+        self.ctx
+            .replacement(cur)
+            .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
+    }
+
+    /// Copies a phi of block `b`, keeping only pairs whose edge survives.
+    fn emit_phi(&self, i: usize, b: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+        let f = self.f;
+        let w = f.inst_words(i);
+        let at = words.len();
+        words.extend_from_slice(&w[..3]);
+        for pair in w[3..].chunks(2) {
+            let [v, parent] = pair else { continue };
+            let Some(&pb) = f.block_of_label.get(parent) else {
+                continue;
+            };
+            if kept_edge(f, pb, b, self.live, self.decided) {
+                let word = match self.replacement(*v) {
+                    Some(r) => place(r, words.len(), &mut out.constant_uses),
+                    None => *v,
+                };
+                words.push(word);
+                words.push(*parent);
+            }
+        }
+        words[at] = header_word(words.len() - at, op::Phi);
     }
 }
 
@@ -465,53 +647,4 @@ fn place(r: Replacement, at: usize, constant_uses: &mut Vec<(usize, bool)>) -> u
             0
         }
     }
-}
-
-/// What replaces `id`, if anything: chases local substitutions, then the
-/// module-level ones (resolved predicates and folded module-level chain).
-fn replacement(id: u32, subst: &HashMap<u32, Val>, ctx: &Context<'_>) -> Option<Replacement> {
-    let mut cur = id;
-    for _ in 0..=subst.len() {
-        match subst.get(&cur) {
-            Some(Val::Const(b)) => return Some(Replacement::Constant(*b)),
-            Some(Val::Same(x)) => cur = *x,
-            _ => break,
-        }
-    }
-    ctx.replacement(cur)
-        .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
-}
-
-/// Copies a phi, keeping only pairs whose edge survives.
-#[allow(clippy::too_many_arguments)]
-fn emit_phi(
-    f: &Func<'_>,
-    i: usize,
-    b: usize,
-    live: &[bool],
-    decided: &HashMap<usize, usize>,
-    subst: &HashMap<u32, Val>,
-    ctx: &Context<'_>,
-    constant_uses: &mut Vec<(usize, bool)>,
-    out: &mut Vec<u32>,
-) {
-    let w = f.inst_words(i);
-    // Where `body[k]` lands: after the header word.
-    let base = out.len() + 1;
-    let mut body = vec![w[1], w[2]];
-    for pair in w[3..].chunks(2) {
-        let [v, parent] = pair else { continue };
-        let Some(&pb) = f.block_of_label.get(parent) else {
-            continue;
-        };
-        if kept_edge(f, pb, b, live, decided) {
-            let word = match replacement(*v, subst, ctx) {
-                Some(r) => place(r, base + body.len(), constant_uses),
-                None => *v,
-            };
-            body.push(word);
-            body.push(*parent);
-        }
-    }
-    push_inst(out, op::Phi, body);
 }

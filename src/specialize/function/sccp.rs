@@ -3,12 +3,14 @@
 //! the predicates' values.
 
 use crate::error::Result;
-use crate::fastmap::Map as HashMap;
 use crate::operands::op;
 
 use super::super::context::Val;
-use super::decode::{Func, is_logic, structure};
+use super::decode::{Func, is_logic, is_tracked, structure};
 use crate::specialize::context::Context;
+
+/// "No block": an undecided terminator in [`Sccp::decided`].
+pub(super) const NONE: usize = usize::MAX;
 
 /// The value of a binary `OpLogical*` over two lattice values.
 pub(in crate::specialize) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
@@ -51,40 +53,94 @@ pub(in crate::specialize) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
 pub(super) struct Sccp<'a, 'm> {
     pub(super) f: &'a Func<'m>,
     pub(super) ctx: &'a Context<'a>,
-    pub(super) lat: HashMap<u32, Val>,
+    /// The lattice value of each local id, at its defining instruction's
+    /// index (`Top` until set; a set value is never `Top`).
+    pub(super) lat: Vec<Val>,
+    /// The ids whose lattice value was set, in the order first set.
+    pub(super) lat_ids: Vec<u32>,
     pub(super) exec_block: Vec<bool>,
     /// Executable flag of each CFG edge, indexed like `Func::succ_list`.
     pub(super) exec_edge: Vec<bool>,
-    pub(super) block_wl: Vec<usize>,
-    pub(super) value_wl: Vec<u32>,
-    /// Per block: the one successor a folded terminator keeps (by block).
-    pub(super) decided: HashMap<usize, usize>,
+    block_wl: Vec<usize>,
+    value_wl: Vec<u32>,
+    /// Per block: the one successor a folded terminator keeps (by block),
+    /// or [`NONE`].
+    pub(super) decided: Vec<usize>,
     /// The function's name, for errors.
     pub(super) fname: &'a str,
 }
 
+/// The allocations of an [`Sccp`], kept between functions.
+#[derive(Default)]
+pub(super) struct Buffers {
+    lat: Vec<Val>,
+    lat_ids: Vec<u32>,
+    exec_block: Vec<bool>,
+    exec_edge: Vec<bool>,
+    block_wl: Vec<usize>,
+    value_wl: Vec<u32>,
+    decided: Vec<usize>,
+}
+
+/// `slot`'s vector, taken out and set to `n` copies of `value`.
+fn filled<T: Clone>(slot: &mut Vec<T>, n: usize, value: T) -> Vec<T> {
+    let mut v = std::mem::take(slot);
+    v.clear();
+    v.resize(n, value);
+    v
+}
+
 impl<'a, 'm> Sccp<'a, 'm> {
+    /// The initial state for `f`, in `bufs`' storage: nothing executable,
+    /// every value `Top`.
+    pub(super) fn new(
+        f: &'a Func<'m>,
+        ctx: &'a Context<'a>,
+        fname: &'a str,
+        bufs: &mut Buffers,
+    ) -> Self {
+        let n = f.blocks.len();
+        Sccp {
+            f,
+            ctx,
+            lat: filled(&mut bufs.lat, f.insts.len(), Val::Top),
+            lat_ids: filled(&mut bufs.lat_ids, 0, 0),
+            exec_block: filled(&mut bufs.exec_block, n, false),
+            exec_edge: filled(&mut bufs.exec_edge, f.succ_list.len(), false),
+            block_wl: filled(&mut bufs.block_wl, 0, 0),
+            value_wl: filled(&mut bufs.value_wl, 0, 0),
+            decided: filled(&mut bufs.decided, n, NONE),
+            fname,
+        }
+    }
+
+    /// Gives the storage back for the next function.
+    pub(super) fn recycle(self, bufs: &mut Buffers) {
+        *bufs = Buffers {
+            lat: self.lat,
+            lat_ids: self.lat_ids,
+            exec_block: self.exec_block,
+            exec_edge: self.exec_edge,
+            block_wl: self.block_wl,
+            value_wl: self.value_wl,
+            decided: self.decided,
+        };
+    }
+
     /// The lattice value of an operand.
     fn value(&self, id: u32) -> Val {
-        if let Some(v) = self.lat.get(&id) {
-            return match v {
-                Val::Varying => Val::Same(id),
-                other => *other,
-            };
-        }
-        if self.f.def.contains_key(&id) && self.tracked(self.f.def[&id]) {
-            return Val::Top;
+        if let Some(&d) = self.f.def.get(&id) {
+            match self.lat[d] {
+                Val::Varying => return Val::Same(id),
+                Val::Top if is_tracked(self.f.insts[d].opcode) => return Val::Top,
+                Val::Top => {}
+                other => return other,
+            }
         }
         match self.ctx.global_val(id) {
             Some(v) => v,
             None => Val::Same(id),
         }
-    }
-
-    /// True for instructions whose value the lattice models.
-    fn tracked(&self, i: usize) -> bool {
-        let opcode = self.f.insts[i].opcode;
-        opcode == op::Phi || opcode == op::Select || is_logic(opcode)
     }
 
     /// Propagates from the entry block to a fixpoint.
@@ -93,9 +149,13 @@ impl<'a, 'm> Sccp<'a, 'm> {
         self.block_wl.push(0);
         while !self.block_wl.is_empty() || !self.value_wl.is_empty() {
             while let Some(b) = self.block_wl.pop() {
+                // Only the tracked instructions and the terminator have
+                // anything to evaluate.
                 let (first, end) = (self.f.blocks[b].first, self.f.blocks[b].end);
                 for i in first..end {
-                    self.visit(i)?;
+                    if i + 1 == end || is_tracked(self.f.insts[i].opcode) {
+                        self.visit(i)?;
+                    }
                 }
             }
             while let Some(id) = self.value_wl.pop() {
@@ -113,7 +173,11 @@ impl<'a, 'm> Sccp<'a, 'm> {
     /// Lowers `id`'s value to `new` (two different known values meet at
     /// `Varying`) and queues its users when it changed.
     fn set(&mut self, id: u32, new: Val) {
-        let old = self.lat.get(&id).copied().unwrap_or(Val::Top);
+        // `id` is the result of the instruction being visited: defined here.
+        let Some(&d) = self.f.def.get(&id) else {
+            return;
+        };
+        let old = self.lat[d];
         let new = match (old, new) {
             (_, Val::Top) => old,
             (Val::Top, n) => n,
@@ -121,7 +185,10 @@ impl<'a, 'm> Sccp<'a, 'm> {
             _ => Val::Varying,
         };
         if new != old {
-            self.lat.insert(id, new);
+            if old == Val::Top {
+                self.lat_ids.push(id);
+            }
+            self.lat[d] = new;
             self.value_wl.push(id);
         }
     }
@@ -241,13 +308,13 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 match chosen {
                     Some(Some(s)) => {
                         if succ.iter().any(|&x| x != s) {
-                            self.decided.insert(b, s);
+                            self.decided[b] = s;
                         }
                         self.mark_edge(b, s);
                     }
                     Some(None) => {} // condition not known yet
                     None => {
-                        self.decided.remove(&b);
+                        self.decided[b] = NONE;
                         for &s in succ {
                             self.mark_edge(b, s);
                         }

@@ -137,8 +137,8 @@ impl<'w> Prepared<'w> {
         report: &mut Report,
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites::default();
-        for (f, facts) in self.m.functions.iter().zip(&a.facts) {
-            if !facts.touched {
+        for (k, f) in self.m.functions.iter().enumerate() {
+            if !a.scan.touched(k) {
                 continue;
             }
             let name = self.g.function_name(f.id);
@@ -155,7 +155,7 @@ impl<'w> Prepared<'w> {
             rewrites.callees.insert(f.id, r.callees);
             rewrites
                 .watched
-                .insert(f.id, scan::watched_ids(&r.words, &a.watch)?);
+                .insert(f.id, scan::watched_ids(&r.words, &a.watch, false)?);
             rewrites.words.insert(f.id, r.words);
         }
         Ok(rewrites)
@@ -165,7 +165,7 @@ impl<'w> Prepared<'w> {
     fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> HashSet<u32> {
         let callees = |f: u32| match rewrites.callees.get(&f) {
             Some(c) => c.as_slice(),
-            None => a.fact_of.get(&f).map_or(&[][..], |&k| &a.facts[k].callees),
+            None => a.callees(f),
         };
         sweep::dead_functions(&a.function_ids, &a.roots, &callees)
     }
@@ -255,16 +255,20 @@ impl<'w> Prepared<'w> {
                 removed_ids.insert(id);
             }
         }
-        let mut kept_mentions: HashSet<u32> = HashSet::default();
-        for (f, facts) in m.functions.iter().zip(&a.facts) {
-            if dead.contains(&f.id) {
-                continue;
-            }
-            match rewrites.watched.get(&f.id) {
-                Some(v) => kept_mentions.extend(v.iter().copied()),
-                None => kept_mentions.extend(facts.watched.iter().copied()),
-            }
-        }
+        let kept = m
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !dead.contains(&f.id));
+        let kept_mentions = a.kept_mentions(
+            m,
+            &removed_ids,
+            kept.map(|(k, f)| {
+                let words = rewrites.words.get(&f.id).map(Vec::as_slice);
+                let watched = rewrites.watched.get(&f.id).map(Vec::as_slice);
+                (k, words.zip(watched))
+            }),
+        );
         let table_ids = sweep::removable_table_ids(
             &a.closure,
             &a.table_readers,

@@ -208,6 +208,64 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
     r
 }
 
+/// Which of the table's closure the functions decide. An id of the closure
+/// goes only when no kept function mentions it and every module-scope
+/// reader of it goes ([`removable_table_ids`]). A reader that is a
+/// module-scope definition outside the closure and outside the predicate
+/// chain (a "pin") never goes, so the ids it reads stay whatever the
+/// functions do, and so do the ids those read; an id read by an
+/// instruction without a result stays too, and the variable always goes.
+/// The scan then records only the mentions of the rest (`watch`): most
+/// instructions name a common type such as `%uint` that a pin holds.
+#[derive(Debug, Default)]
+pub struct TableWatch {
+    /// The closure ids whose mentions can decide whether they go.
+    pub watch: Vec<u32>,
+    /// The module-scope ids that hold the others: the decision above holds
+    /// while none of them is removed (only a module that also defines one
+    /// in a function can remove one).
+    pub pins: Vec<u32>,
+}
+
+impl TableWatch {
+    /// Finds which of `closure` the functions decide; `pin(id)` tells
+    /// whether a reader is a module-scope definition outside the
+    /// predicate chain.
+    pub fn new(
+        closure: &[u32],
+        readers: &TableReaders,
+        table_variable: u32,
+        pin: &dyn Fn(u32) -> bool,
+    ) -> TableWatch {
+        // `removable_table_ids` with no function mentioning anything and
+        // every id removed but the pins: what stays then always stays.
+        let mut gone: HashSet<u32> = HashSet::default();
+        gone.insert(table_variable);
+        let mut tw = TableWatch::default();
+        for &id in closure.iter().rev() {
+            if id == table_variable || readers.anonymous.contains(&id) {
+                continue;
+            }
+            let mut held = false;
+            for &r in readers.by_result.get(&id).into_iter().flatten() {
+                if gone.contains(&r) || !pin(r) {
+                    continue;
+                }
+                held = true;
+                tw.pins.push(r);
+            }
+            if !held {
+                gone.insert(id);
+                tw.watch.push(id);
+            }
+        }
+        tw.watch.sort_unstable();
+        tw.pins.sort_unstable();
+        tw.pins.dedup();
+        tw
+    }
+}
+
 /// Which of the table's closure can go: the variable always; any other id
 /// when every module-scope reader of it goes too and no kept function
 /// mentions it (`kept_function_mentions`).

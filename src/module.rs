@@ -166,6 +166,10 @@ pub struct Module<'w> {
     pub globals: Vec<Inst>,
     /// Functions, in order.
     pub functions: Vec<FunctionRange>,
+    /// Bit `k` (of word `k / 64`) is set when an instruction inside a
+    /// function starts at word `k`: which instruction holds a given word
+    /// is then found without walking the function from its start.
+    pub inst_starts: Vec<u64>,
 }
 
 /// The first word of an instruction: its word count (this word included)
@@ -241,6 +245,24 @@ fn bad_word_count(words: &[u32], at: usize) -> crate::error::Error {
     )
 }
 
+/// The error for an `OpFunctionEnd` outside a function.
+#[cold]
+fn end_outside(inst: Inst) -> crate::error::Error {
+    binary(inst.byte_offset(), "OpFunctionEnd outside a function")
+}
+
+/// The error for a function without an `OpFunctionEnd`.
+#[cold]
+fn no_function_end(start: usize, id: u32) -> crate::error::Error {
+    binary(start * 4, format!("function %{id} has no OpFunctionEnd"))
+}
+
+/// The error for an `OpLabel` outside a function.
+#[cold]
+fn label_outside(inst: Inst) -> crate::error::Error {
+    binary(inst.byte_offset(), "OpLabel outside a function")
+}
+
 /// Iterates over the instructions in `words[start..end]`, which must be
 /// known to hold whole instructions (as every range of a parsed [`Module`]
 /// does).
@@ -277,90 +299,103 @@ impl<'w> Module<'w> {
                 format!("header schema word is {} (must be 0)", words[4]),
             ));
         }
+        let n = words.len();
         let mut globals = Vec::new();
-        let mut functions = Vec::new();
-        let mut open: Option<(u32, usize, bool)> = None;
         let mut at = HEADER_WORDS;
-        while at < words.len() {
-            // Inside a function only its boundaries and labels matter: step
-            // over the other instructions once their word count is checked.
-            let first = words[at];
-            let len = (first >> 16) as usize;
-            if open.is_some()
-                && len != 0
-                && at + len <= words.len()
-                && !matches!(
-                    (first & 0xffff) as u16,
-                    OP_FUNCTION | OP_FUNCTION_END | OP_LABEL
-                )
-            {
-                at += len;
-                continue;
-            }
+        // Module scope: everything before the first function.
+        while at < n {
             let inst = inst_at(words, at)?;
             match inst.opcode {
-                OP_FUNCTION => {
-                    if open.is_some() {
-                        return Err(binary(
-                            inst.byte_offset(),
-                            "OpFunction inside a function (missing OpFunctionEnd)",
-                        ));
-                    }
-                    if inst.len < 5 {
-                        return Err(binary(inst.byte_offset(), "OpFunction too short"));
-                    }
-                    let id = words[at + 2];
-                    check_id(words, id, inst.at + 2)?;
-                    open = Some((id, at, true));
-                }
-                OP_FUNCTION_END => match open.take() {
-                    Some((id, start, is_declaration)) => functions.push(FunctionRange {
-                        id,
-                        start,
-                        end: inst.end(),
-                        is_declaration,
-                    }),
-                    None => {
-                        return Err(binary(
-                            inst.byte_offset(),
-                            "OpFunctionEnd outside a function",
-                        ));
-                    }
-                },
-                OP_LABEL => match open.as_mut() {
-                    Some(f) => f.2 = false,
-                    None => {
-                        return Err(binary(inst.byte_offset(), "OpLabel outside a function"));
-                    }
-                },
-                _ => {
-                    if open.is_none() {
-                        if !functions.is_empty() {
-                            return Err(binary(
-                                inst.byte_offset(),
-                                format!(
-                                    "instruction with opcode {} between functions",
-                                    inst.opcode
-                                ),
-                            ));
-                        }
-                        globals.push(inst);
-                    }
-                }
+                OP_FUNCTION => break,
+                OP_FUNCTION_END => return Err(end_outside(inst)),
+                OP_LABEL => return Err(label_outside(inst)),
+                _ => globals.push(inst),
             }
             at = inst.end();
         }
-        if let Some((id, start, _)) = open {
-            return Err(binary(
-                start * 4,
-                format!("function %{id} has no OpFunctionEnd"),
-            ));
+        let mut functions = Vec::new();
+        let mut inst_starts = vec![0u64; n / 64 + 1];
+        while at < n {
+            // Between functions: only an OpFunction may come.
+            let inst = inst_at(words, at)?;
+            match inst.opcode {
+                OP_FUNCTION => {}
+                OP_FUNCTION_END => return Err(end_outside(inst)),
+                OP_LABEL => return Err(label_outside(inst)),
+                _ => {
+                    return Err(binary(
+                        inst.byte_offset(),
+                        format!("instruction with opcode {} between functions", inst.opcode),
+                    ));
+                }
+            }
+            if inst.len < 5 {
+                return Err(binary(inst.byte_offset(), "OpFunction too short"));
+            }
+            let id = words[at + 2];
+            check_id(words, id, at + 2)?;
+            let start = at;
+            inst_starts[at / 64] |= 1 << (at % 64);
+            at = inst.end();
+            // Inside a function only its end and labels matter (and a
+            // label only until the first): step over the other
+            // instructions once their word count is checked.
+            let mut is_declaration = true;
+            loop {
+                if at >= n {
+                    return Err(no_function_end(start, id));
+                }
+                let first = words[at];
+                let len = (first >> 16) as usize;
+                // (One comparison: a count of 0 wraps around.)
+                if len.wrapping_sub(1) >= n - at {
+                    return Err(bad_word_count(words, at));
+                }
+                inst_starts[at / 64] |= 1 << (at % 64);
+                let opcode = (first & 0xffff) as u16;
+                if opcode == OP_LABEL && is_declaration {
+                    is_declaration = false;
+                } else if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
+                    // OpFunction, OpFunctionParameter or OpFunctionEnd.
+                    if opcode == OP_FUNCTION_END {
+                        break;
+                    }
+                    if opcode == OP_FUNCTION {
+                        return Err(binary(
+                            at * 4,
+                            "OpFunction inside a function (missing OpFunctionEnd)",
+                        ));
+                    }
+                }
+                at += len;
+            }
+            at += (words[at] >> 16) as usize;
+            functions.push(FunctionRange {
+                id,
+                start,
+                end: at,
+                is_declaration,
+            });
         }
         Ok(Module {
             words,
             globals,
             functions,
+            inst_starts,
         })
+    }
+
+    /// The word index of the start of the instruction that holds word
+    /// `k`, which must be inside a function.
+    pub fn inst_start(&self, k: usize) -> usize {
+        let mut i = k / 64;
+        let mut bits = self.inst_starts[i] & (u64::MAX >> (63 - k % 64));
+        // The function's OpFunction starts at or before `k`.
+        while bits == 0 {
+            i -= 1;
+            bits = self.inst_starts[i];
+        }
+        i * 64 + 63 - bits.leading_zeros() as usize
     }
 
     /// The id bound from the header: every id is below it.

@@ -55,7 +55,7 @@ impl Analysis {
         let watch = IdSet::new(tw.watch.iter().copied(), n);
         let readers = shape.readers;
         let interest = scan::Interest::new(&shape.touch, &function_ids, &watch, n);
-        let scan = scan::Scan::new(m.words, &m.functions, &interest)?;
+        let scan = scan::Scan::new(m, &interest)?;
         let fact_of = IdIndex::new(&function_ids, n);
         let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
         let entry_or_exported = g.entry_points.iter().map(|ep| m.words[ep.at + 2]).chain(
@@ -66,6 +66,7 @@ impl Analysis {
         );
         let roots = sweep::liveness_roots(
             &function_ids,
+            &fact_of,
             entry_or_exported,
             scan.fn_refs.iter().copied(),
             &callees,

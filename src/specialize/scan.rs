@@ -12,7 +12,7 @@
 
 use crate::error::Result;
 use crate::idset::IdSet;
-use crate::module::{FunctionRange, insts};
+use crate::module::{FunctionRange, Module, insts};
 use crate::operands::{Role, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
@@ -137,16 +137,16 @@ pub struct Scan {
 }
 
 impl Scan {
-    /// Scans `functions` (whole, checked ranges of `words`) in order.
-    pub fn new(words: &[u32], functions: &[FunctionRange], interest: &Interest) -> Result<Scan> {
+    /// Scans the functions of `m` in order.
+    pub fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
         let mut s = Scan {
-            facts: Vec::with_capacity(functions.len()),
+            facts: Vec::with_capacity(m.functions.len()),
             callees: Vec::new(),
             watched: Vec::new(),
             fn_refs: Vec::new(),
         };
-        for f in functions {
-            s.scan_function(words, f, interest)?;
+        for f in &m.functions {
+            s.scan_function(m, f, interest)?;
         }
         Ok(s)
     }
@@ -169,32 +169,31 @@ impl Scan {
     }
 
     /// Scans one function, appending its facts.
-    fn scan_function(&mut self, w: &[u32], f: &FunctionRange, interest: &Interest) -> Result<()> {
+    fn scan_function(
+        &mut self,
+        m: &Module<'_>,
+        f: &FunctionRange,
+        interest: &Interest,
+    ) -> Result<()> {
+        let w = m.words;
         let mut touched = false;
         let watched_start = self.watched.len();
         let body = &w[f.start..f.end];
         // Every word is looked up, instruction headers too (a header that
         // happens to equal an id of interest only costs a look at its
-        // instruction). Only a hit needs instruction boundaries: they are
-        // walked from the end of the last instruction with a hit. A call
-        // is found by its callee, a function id.
-        let len = |at: usize| (body[at] >> 16).max(1) as usize;
+        // instruction). A call is found by its callee, a function id.
         let mut start = 0;
         while let Some(k) = interest.next_word(body, start) {
             // The parse checked every word count: nonzero and in range.
-            let mut at = start;
-            let mut end = (at + len(at)).min(body.len());
-            while end <= k {
-                at = end;
-                end = (at + len(at)).min(body.len());
-            }
-            let inst = &body[at..end];
+            let at = m.inst_start(f.start + k);
+            let end = at + (w[at] >> 16) as usize;
+            let inst = &w[at..end];
             let hit = inst[1..].iter().fold(0, |c, &x| c | interest.class(x));
             if hit != 0 || (inst[0] & 0xffff) as u16 == op::FunctionCall {
                 touched |= hit & TOUCH != 0;
-                self.scan_hit(inst, (f.start + at) * 4, hit, interest)?;
+                self.scan_hit(inst, at * 4, hit, interest)?;
             }
-            start = end;
+            start = end - f.start;
         }
         let watched = &mut self.watched[watched_start..];
         if watched.len() > 1 {

@@ -14,7 +14,7 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
-use crate::idset::IdSet;
+use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
@@ -25,28 +25,87 @@ use crate::table::PredicateTable;
 /// input does not reach from those, each group of mutually recursive
 /// functions that nothing outside the group calls (the same rule for
 /// recursion: the pass did not kill the group, so all of it stays).
+/// `index` maps each id of `all` to its place there. The roots that are
+/// functions come in the order of `all`, each once; then any other id
+/// `entry_or_exported` or `referenced` names, as given.
 pub fn liveness_roots<'c>(
     all: &[u32],
+    index: &IdIndex,
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let mut called: HashSet<u32> = HashSet::with_capacity_and_hasher(all.len(), Default::default());
-    called.extend(all.iter().flat_map(|&f| callees(f)).copied());
-    let mut roots: Vec<u32> = entry_or_exported
-        .chain(referenced)
-        .chain(all.iter().copied().filter(|f| !called.contains(f)))
-        .collect();
-    let reached = reach(roots.iter().copied(), callees);
+    let mut called = vec![false; all.len()];
+    for &f in all {
+        for &c in callees(f) {
+            if let Some(k) = index.get(c) {
+                called[k] = true;
+            }
+        }
+    }
+    let mut is_root = vec![false; all.len()];
+    let mut others = Vec::new();
+    for id in entry_or_exported.chain(referenced) {
+        match index.get(id) {
+            Some(k) => is_root[k] = true,
+            None => others.push(id),
+        }
+    }
+    for (k, &f) in all.iter().enumerate() {
+        // (A repeated id counts at its first place.)
+        if !called[k] && index.get(f) == Some(k) {
+            is_root[k] = true;
+        }
+    }
+    let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+    let reached = reach_dense(all, index, starts, callees);
     let rest: Vec<u32> = all
         .iter()
         .copied()
-        .filter(|f| !reached.contains(f))
+        .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
         .collect();
-    roots.extend(uncalled_recursion(&rest, callees));
-    roots.sort_unstable();
-    roots.dedup();
+    for f in uncalled_recursion(&rest, callees) {
+        if let Some(k) = index.get(f) {
+            is_root[k] = true;
+        }
+    }
+    let mut roots: Vec<u32> = (0..all.len())
+        .filter(|&k| is_root[k])
+        .map(|k| all[k])
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    roots.extend(others);
     roots
+}
+
+/// Marks, by place in `all` (`index`), the functions reachable from
+/// `starts` along `callees` (iterative).
+fn reach_dense<'c>(
+    all: &[u32],
+    index: &IdIndex,
+    starts: impl Iterator<Item = u32>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+) -> Vec<bool> {
+    let mut seen = vec![false; all.len()];
+    let mut stack = Vec::new();
+    let mut visit = |id: u32, stack: &mut Vec<usize>| {
+        if let Some(k) = index.get(id)
+            && !seen[k]
+        {
+            seen[k] = true;
+            stack.push(k);
+        }
+    };
+    for id in starts {
+        visit(id, &mut stack);
+    }
+    while let Some(k) = stack.pop() {
+        for &c in callees(all[k]) {
+            visit(c, &mut stack);
+        }
+    }
+    seen
 }
 
 /// The members of the groups of mutually recursive functions in `rest`
@@ -319,9 +378,19 @@ mod tests {
         edges.iter().map(|(f, c)| (*f, c.to_vec())).collect()
     }
 
+    /// The roots, sorted.
     fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
         let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
-        liveness_roots(all, entries.iter().copied(), std::iter::empty(), &callees)
+        let index = IdIndex::new(all, 0);
+        let mut roots = liveness_roots(
+            all,
+            &index,
+            entries.iter().copied(),
+            std::iter::empty(),
+            &callees,
+        );
+        roots.sort_unstable();
+        roots
     }
 
     #[test]

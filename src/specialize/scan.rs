@@ -12,7 +12,7 @@
 
 use crate::error::Result;
 use crate::idset::IdSet;
-use crate::module::{FunctionRange, Module, insts};
+use crate::module::{FunctionRange, Module};
 use crate::operands::{Role, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
@@ -286,19 +286,31 @@ pub fn watched_ids(words: &[u32], watch: &IdSet, partial_on_error: bool) -> Resu
     if watch.is_empty() {
         return Ok(out);
     }
-    for inst in insts(words, 0, words.len()) {
-        let iw = &words[inst.at..inst.end()];
-        if !watch.any_in(&iw[1..]) {
-            continue;
+    // One membership test per word; instruction boundaries are walked
+    // only up to a word in `watch`, from the end of the last instruction
+    // that held one.
+    let len = |at: usize| (words[at] >> 16).max(1) as usize;
+    let mut start = 0;
+    while let Some(p) = words[start..].iter().position(|&x| watch.contains(x)) {
+        let k = start + p;
+        let mut at = start;
+        let mut end = (at + len(at)).min(words.len());
+        while end <= k {
+            at = end;
+            end = (at + len(at)).min(words.len());
         }
-        let read = for_each_read(iw, inst.byte_offset(), |pos, role| {
-            if role != Role::Result && watch.contains(iw[pos]) {
-                out.push(iw[pos]);
+        let iw = &words[at..end];
+        if iw.len() > 1 && watch.any_in(&iw[1..]) {
+            let read = for_each_read(iw, at * 4, |pos, role| {
+                if role != Role::Result && watch.contains(iw[pos]) {
+                    out.push(iw[pos]);
+                }
+            });
+            if !partial_on_error {
+                read?;
             }
-        });
-        if !partial_on_error {
-            read?;
         }
+        start = end;
     }
     out.sort_unstable();
     out.dedup();
@@ -310,11 +322,43 @@ pub fn watched_ids(words: &[u32], watch: &IdSet, partial_on_error: bool) -> Resu
 /// type, so only its selector is reported (its other ids are labels, neither
 /// functions nor table ids).
 fn for_each_read(words: &[u32], at: usize, mut f: impl FnMut(usize, Role)) -> Result<()> {
-    if (words[0] & 0xffff) as u16 == op::Switch {
+    let opcode = (words[0] & 0xffff) as u16;
+    if opcode == op::Switch {
         if words.len() > 1 {
             f(1, Role::Use);
         }
         return Ok(());
     }
+    if let Some(ids) = plain_access_ids(opcode, words) {
+        ids.iter().for_each(|&(pos, role)| f(pos, role));
+        return Ok(());
+    }
     for_each_id(words, at, &|_| 1, f)
+}
+
+/// The id words of an `OpLoad` or `OpStore` whose memory-access operands
+/// are all literals (none, or `Volatile`, `Aligned N`, `Nontemporal`,
+/// `NonPrivatePointer`), as [`for_each_id`] reports them, without walking
+/// the grammar: nearly every load and store, whose `Aligned 4` often
+/// equals a small function id. `None` for anything else.
+fn plain_access_ids(opcode: u16, words: &[u32]) -> Option<&'static [(usize, Role)]> {
+    use spirv::MemoryAccess as M;
+    const LOAD: u16 = spirv::Op::Load as u16;
+    const STORE: u16 = spirv::Op::Store as u16;
+    const LOAD_IDS: [(usize, Role); 3] = [(1, Role::ResultType), (2, Role::Result), (3, Role::Use)];
+    const STORE_IDS: [(usize, Role); 2] = [(1, Role::Use), (2, Role::Use)];
+    let literal_only = (M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER).bits();
+    let (mask_at, ids) = match opcode {
+        LOAD => (4, &LOAD_IDS[..]),
+        STORE => (3, &STORE_IDS[..]),
+        _ => return None,
+    };
+    let plain = match words.get(mask_at) {
+        None => words.len() == mask_at,
+        Some(&mask) => {
+            let aligned = mask & M::ALIGNED.bits() != 0;
+            mask & !literal_only == 0 && words.len() == mask_at + 1 + aligned as usize
+        }
+    };
+    plain.then_some(ids)
 }

@@ -103,11 +103,6 @@ impl Interest {
                 .map(|p| from + p)
         }
     }
-
-    /// True when `x` is a function's id.
-    pub fn is_function(&self, x: u32) -> bool {
-        self.class(x) & FUNCTION != 0
-    }
 }
 
 /// What the scan learned about one function; its lists are ranges of
@@ -188,11 +183,7 @@ impl Scan {
             let at = m.inst_start(f.start + k);
             let end = at + (w[at] >> 16) as usize;
             let inst = &w[at..end];
-            let hit = inst[1..].iter().fold(0, |c, &x| c | interest.class(x));
-            if hit != 0 || (inst[0] & 0xffff) as u16 == op::FunctionCall {
-                touched |= hit & TOUCH != 0;
-                self.scan_hit(inst, at * 4, hit, interest)?;
-            }
+            touched |= self.scan_hit(inst, at * 4, interest)? & TOUCH != 0;
             start = end - f.start;
         }
         let watched = &mut self.watched[watched_start..];
@@ -215,23 +206,33 @@ impl Scan {
         Ok(())
     }
 
-    /// Records what one instruction with a word of interest (or a call)
-    /// says: its callee, and, decoded precisely, the functions it
-    /// references and the watched ids it reads.
-    fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<()> {
+    /// Records what one instruction with a word of interest says: its
+    /// callee if it is a call, and, decoded precisely, the functions it
+    /// references and the watched ids it reads. Returns the class bits of
+    /// its words.
+    fn scan_hit(&mut self, words: &[u32], at: usize, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;
         let callee_pos = (opcode == op::FunctionCall && words.len() >= 4).then_some(3);
         if let Some(p) = callee_pos {
             self.callees.push(words[p]);
         }
-        let own = (opcode == op::Function).then_some(2);
-        let fn_hit =
-            hit & FUNCTION != 0
-                && words.iter().enumerate().skip(1).any(|(k, &x)| {
-                    Some(k) != callee_pos && Some(k) != own && interest.is_function(x)
-                });
-        if !fn_hit && hit & WATCH == 0 {
-            return Ok(());
+        // The class bits of all words, and of those that can reference a
+        // function other than as the callee or the function's own id.
+        let own = match opcode {
+            op::FunctionCall => 3,
+            op::Function => 2,
+            _ => 0,
+        };
+        let (mut hit, mut other) = (0, 0);
+        for (k, &x) in words.iter().enumerate().skip(1) {
+            let c = interest.class(x);
+            hit |= c;
+            if k != own {
+                other |= c;
+            }
+        }
+        if other & FUNCTION == 0 && hit & WATCH == 0 {
+            return Ok(hit);
         }
         // Decode precisely: a hit may be a literal (`Aligned 32`), not an
         // id operand.
@@ -251,7 +252,8 @@ impl Scan {
             {
                 self.watched.push(x);
             }
-        })
+        })?;
+        Ok(hit)
     }
 }
 

@@ -211,9 +211,12 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
             }
         });
     }
-    let mut ids: Vec<u32> = seen.into_iter().collect();
-    ids.sort_by_key(|id| g.defs[id].at);
-    ids
+    let mut ids: Vec<(usize, u32)> = seen
+        .into_iter()
+        .filter_map(|id| g.defs.get(&id).map(|d| (d.at, id)))
+        .collect();
+    ids.sort_unstable();
+    ids.into_iter().map(|(_, id)| id).collect()
 }
 
 /// Module-scope readers of the table's closure. Names and decorations go

@@ -364,3 +364,43 @@ fn plain_access_ids(opcode: u16, words: &[u32]) -> Option<&'static [(usize, Role
     };
     plain.then_some(ids)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dense table and the sorted list (a module whose ids are far
+    /// beyond its size) classify alike and find the same words.
+    #[test]
+    fn dense_and_sparse_classes_agree() {
+        let touch = IdSet::new([5, 70], 0);
+        let watch = IdSet::new([70, 300], 0);
+        let functions = [3, 300];
+        let dense = Interest::new(&touch, &functions, &watch, 100);
+        let far = [3, 300, 1 << 30];
+        let sparse = Interest::new(&touch, &far, &watch, 100);
+        assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
+        for (x, c) in [
+            (0, 0),
+            (3, FUNCTION),
+            (5, TOUCH),
+            (70, TOUCH | WATCH),
+            (300, FUNCTION | WATCH),
+            (301, 0),
+            (u32::MAX, 0),
+        ] {
+            assert_eq!(dense.class(x), c, "{x}");
+            assert_eq!(sparse.class(x), c, "{x}");
+        }
+        assert_eq!(sparse.class(1 << 30), FUNCTION);
+        let words: Vec<u32> = (0..40)
+            .map(|k| [1, 2, u32::MAX, 4][k % 4])
+            .chain([300, 9, 5])
+            .collect();
+        for from in [0, 7, 8, 9, 40, 41, 42, 43, 44] {
+            let want = (from..words.len()).find(|&k| dense.class(words[k]) != 0);
+            assert_eq!(dense.next_word(&words, from), want, "from {from}");
+            assert_eq!(sparse.next_word(&words, from), want, "from {from}");
+        }
+    }
+}

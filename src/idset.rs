@@ -104,13 +104,14 @@ pub struct IdIndex {
 }
 
 impl IdIndex {
-    /// Maps `ids[k]` to `k` (the first `k` when an id repeats);
+    /// Maps `ids[k]` to `k` (the last `k` when an id repeats, as
+    /// collecting the pairs into a map does);
     /// `module_words` bounds the dense table.
     pub fn new(ids: &[u32], module_words: usize) -> IdIndex {
         let max = ids.iter().copied().max().unwrap_or(0) as usize;
         if max <= module_words.saturating_mul(4).max(1 << 16) && ids.len() < u32::MAX as usize {
             let mut dense = vec![0u32; max + 1];
-            for (k, &id) in ids.iter().enumerate().rev() {
+            for (k, &id) in ids.iter().enumerate() {
                 dense[id as usize] = k as u32 + 1;
             }
             IdIndex {
@@ -120,7 +121,8 @@ impl IdIndex {
         } else {
             let mut sparse: Vec<(u32, usize)> =
                 ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
-            sparse.sort_unstable();
+            // Each id's last place first, then kept alone.
+            sparse.sort_unstable_by_key(|&(id, k)| (id, std::cmp::Reverse(k)));
             sparse.dedup_by_key(|p| p.0);
             IdIndex {
                 dense: Vec::new(),
@@ -154,7 +156,7 @@ mod tests {
         let dense = IdIndex::new(&ids, 10);
         let sparse = IdIndex::new(&sparse_ids, 10);
         for (id, k) in [
-            (7, Some(0)),
+            (7, Some(2)),
             (3, Some(1)),
             (100, Some(3)),
             (0, None),

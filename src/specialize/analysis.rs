@@ -93,14 +93,15 @@ impl Analysis {
     }
 
     /// The ids of `closure` that kept functions mention, for
-    /// `sweep::removable_table_ids`. `functions` gives each function of
-    /// `m` (in module order) with its words when it was rewritten and its
-    /// mentions of `watch` (`scan::watched_ids`); dead functions are left
-    /// out. When a pin went (`removed`, the ids removed before the table
-    /// sweep, holds one: only a module that defines an id twice can do
-    /// that), the mentions of the whole closure are gathered from the
-    /// words instead, so the sweep decides as it would with every closure
-    /// id watched.
+    /// `sweep::removable_table_ids`. `kept` gives the place in
+    /// `m.functions` of each function that stays, with, when it was
+    /// rewritten, its new words and their mentions of `watch`
+    /// (`scan::watched_ids`). Only mentions of `watch` can decide
+    /// anything, unless a pin went: when `removed` (the ids removed before
+    /// the table sweep) holds one, which only a module that defines an id
+    /// twice can make happen, the mentions of the whole closure are
+    /// gathered from the words instead, so the sweep decides as it would
+    /// with every closure id watched.
     pub(super) fn kept_mentions<'r>(
         &self,
         m: &Module<'_>,

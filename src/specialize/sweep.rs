@@ -52,7 +52,7 @@ pub fn liveness_roots<'c>(
         }
     }
     for (k, &f) in all.iter().enumerate() {
-        // (A repeated id counts at its first place.)
+        // (A repeated id counts at its last place, `index`'s.)
         if !called[k] && index.get(f) == Some(k) {
             is_root[k] = true;
         }

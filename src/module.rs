@@ -396,6 +396,14 @@ impl<'w> Module<'w> {
         })
     }
 
+    /// True when an instruction inside a function starts at word `k`.
+    #[inline]
+    pub fn starts_inst(&self, k: usize) -> bool {
+        self.inst_starts
+            .get(k / 64)
+            .is_some_and(|b| b >> (k % 64) & 1 != 0)
+    }
+
     /// The word index of the start of the instruction that holds word
     /// `k`, which must be inside a function.
     pub fn inst_start(&self, k: usize) -> usize {

@@ -5,7 +5,9 @@
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::Result;
-use crate::module::{Inst, Module, check_inst_id, literal_string, must_be_id};
+use crate::module::{
+    Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id,
+};
 use crate::operands::{for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
@@ -50,6 +52,9 @@ impl Globals {
         let bound = m.bound();
         for &inst in &m.globals {
             let words = m.inst_words(inst);
+            if g.scan_common(words, bound, inst) {
+                continue;
+            }
             // Every known instruction must hold the operands its grammar
             // requires, each id below the bound: later stages index them
             // without further checks.
@@ -112,6 +117,47 @@ impl Globals {
             }
         }
         Ok(g)
+    }
+
+    /// The generic scan's work on the most frequent well-formed module-level
+    /// instructions (entry points, `SpecId` decorations, boolean constants),
+    /// without walking the grammar: true when `words` (`inst`'s) is one of
+    /// them, with every id in range, and has been recorded. Anything else,
+    /// and every error, is left to the generic scan, which then says
+    /// exactly what is wrong.
+    #[inline]
+    fn scan_common(&mut self, words: &[u32], bound: u32, inst: Inst) -> bool {
+        let id_ok = |x: u32| x != 0 && x < bound;
+        match inst.opcode {
+            op::EntryPoint if words.len() >= 4 && id_ok(words[2]) => {
+                // Model, function, name, then interface ids.
+                let Some(n) = literal_string_words(words, 3, words.len()) else {
+                    return false;
+                };
+                if !words[3 + n..].iter().all(|&x| id_ok(x)) {
+                    return false;
+                }
+                self.entry_points.push(inst);
+                true
+            }
+            op::Decorate if words.len() == 4 && words[2] == DEC_SPEC_ID && id_ok(words[1]) => {
+                self.spec_ids.push((words[1], words[3], inst));
+                true
+            }
+            op::SpecConstantTrue | op::SpecConstantFalse | op::ConstantTrue | op::ConstantFalse
+                if words.len() == 3 && id_ok(words[1]) && id_ok(words[2]) =>
+            {
+                self.defs.insert(words[2], inst);
+                if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
+                    && Some(words[1]) == self.bool_type
+                {
+                    self.bool_consts
+                        .insert(words[2], inst.opcode == op::ConstantTrue);
+                }
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The result type of a module-level value, if it has one.

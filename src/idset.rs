@@ -93,9 +93,82 @@ impl IdSet {
     }
 }
 
+/// A map from ids to indices (e.g. each function's place in module order),
+/// dense when the largest id is not much larger than the module.
+#[derive(Debug, Clone)]
+pub struct IdIndex {
+    /// Index + 1 of every id up to the largest (0: none).
+    dense: Vec<u32>,
+    /// Otherwise `(id, index)`, sorted by id.
+    sparse: Vec<(u32, usize)>,
+}
+
+impl IdIndex {
+    /// Maps `ids[k]` to `k` (the last `k` when an id repeats, as
+    /// collecting the pairs into a map does);
+    /// `module_words` bounds the dense table.
+    pub fn new(ids: &[u32], module_words: usize) -> IdIndex {
+        let max = ids.iter().copied().max().unwrap_or(0) as usize;
+        if max <= module_words.saturating_mul(4).max(1 << 16) && ids.len() < u32::MAX as usize {
+            let mut dense = vec![0u32; max + 1];
+            for (k, &id) in ids.iter().enumerate() {
+                dense[id as usize] = k as u32 + 1;
+            }
+            IdIndex {
+                dense,
+                sparse: Vec::new(),
+            }
+        } else {
+            let mut sparse: Vec<(u32, usize)> =
+                ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+            // Each id's last place first, then kept alone.
+            sparse.sort_unstable_by_key(|&(id, k)| (id, std::cmp::Reverse(k)));
+            sparse.dedup_by_key(|p| p.0);
+            IdIndex {
+                dense: Vec::new(),
+                sparse,
+            }
+        }
+    }
+
+    /// The index of `id`, if it has one.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<usize> {
+        match self.dense.get(id as usize) {
+            Some(&k) => (k as usize).checked_sub(1),
+            None => self
+                .sparse
+                .binary_search_by_key(&id, |p| p.0)
+                .ok()
+                .map(|k| self.sparse[k].1),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::IdSet;
+    use super::{IdIndex, IdSet};
+
+    #[test]
+    fn id_index_dense_and_sparse_agree() {
+        let ids = [7, 3, 7, 100];
+        let sparse_ids = [7, 3, 7, 100, u32::MAX - 1];
+        let dense = IdIndex::new(&ids, 10);
+        let sparse = IdIndex::new(&sparse_ids, 10);
+        for (id, k) in [
+            (7, Some(2)),
+            (3, Some(1)),
+            (100, Some(3)),
+            (0, None),
+            (8, None),
+        ] {
+            assert_eq!(dense.get(id), k, "{id}");
+            assert_eq!(sparse.get(id), k, "{id}");
+        }
+        assert_eq!(dense.get(u32::MAX - 1), None);
+        assert_eq!(sparse.get(u32::MAX - 1), Some(4));
+        assert!(!sparse.sparse.is_empty() && sparse.dense.is_empty());
+    }
 
     #[test]
     fn dense_and_sparse_agree() {

@@ -166,6 +166,10 @@ pub struct Module<'w> {
     pub globals: Vec<Inst>,
     /// Functions, in order.
     pub functions: Vec<FunctionRange>,
+    /// Bit `k` (of word `k / 64`) is set when an instruction inside a
+    /// function starts at word `k`: which instruction holds a given word
+    /// is then found without walking the function from its start.
+    pub inst_starts: Vec<u64>,
 }
 
 /// The first word of an instruction: its word count (this word included)
@@ -241,6 +245,24 @@ fn bad_word_count(words: &[u32], at: usize) -> crate::error::Error {
     )
 }
 
+/// The error for an `OpFunctionEnd` outside a function.
+#[cold]
+fn end_outside(inst: Inst) -> crate::error::Error {
+    binary(inst.byte_offset(), "OpFunctionEnd outside a function")
+}
+
+/// The error for a function without an `OpFunctionEnd`.
+#[cold]
+fn no_function_end(start: usize, id: u32) -> crate::error::Error {
+    binary(start * 4, format!("function %{id} has no OpFunctionEnd"))
+}
+
+/// The error for an `OpLabel` outside a function.
+#[cold]
+fn label_outside(inst: Inst) -> crate::error::Error {
+    binary(inst.byte_offset(), "OpLabel outside a function")
+}
+
 /// Iterates over the instructions in `words[start..end]`, which must be
 /// known to hold whole instructions (as every range of a parsed [`Module`]
 /// does).
@@ -277,90 +299,122 @@ impl<'w> Module<'w> {
                 format!("header schema word is {} (must be 0)", words[4]),
             ));
         }
+        let n = words.len();
         let mut globals = Vec::new();
-        let mut functions = Vec::new();
-        let mut open: Option<(u32, usize, bool)> = None;
         let mut at = HEADER_WORDS;
-        while at < words.len() {
-            // Inside a function only its boundaries and labels matter: step
-            // over the other instructions once their word count is checked.
-            let first = words[at];
-            let len = (first >> 16) as usize;
-            if open.is_some()
-                && len != 0
-                && at + len <= words.len()
-                && !matches!(
-                    (first & 0xffff) as u16,
-                    OP_FUNCTION | OP_FUNCTION_END | OP_LABEL
-                )
-            {
-                at += len;
-                continue;
-            }
+        // Module scope: everything before the first function.
+        while at < n {
             let inst = inst_at(words, at)?;
             match inst.opcode {
-                OP_FUNCTION => {
-                    if open.is_some() {
-                        return Err(binary(
-                            inst.byte_offset(),
-                            "OpFunction inside a function (missing OpFunctionEnd)",
-                        ));
-                    }
-                    if inst.len < 5 {
-                        return Err(binary(inst.byte_offset(), "OpFunction too short"));
-                    }
-                    let id = words[at + 2];
-                    check_id(words, id, inst.at + 2)?;
-                    open = Some((id, at, true));
-                }
-                OP_FUNCTION_END => match open.take() {
-                    Some((id, start, is_declaration)) => functions.push(FunctionRange {
-                        id,
-                        start,
-                        end: inst.end(),
-                        is_declaration,
-                    }),
-                    None => {
-                        return Err(binary(
-                            inst.byte_offset(),
-                            "OpFunctionEnd outside a function",
-                        ));
-                    }
-                },
-                OP_LABEL => match open.as_mut() {
-                    Some(f) => f.2 = false,
-                    None => {
-                        return Err(binary(inst.byte_offset(), "OpLabel outside a function"));
-                    }
-                },
-                _ => {
-                    if open.is_none() {
-                        if !functions.is_empty() {
-                            return Err(binary(
-                                inst.byte_offset(),
-                                format!(
-                                    "instruction with opcode {} between functions",
-                                    inst.opcode
-                                ),
-                            ));
-                        }
-                        globals.push(inst);
-                    }
-                }
+                OP_FUNCTION => break,
+                OP_FUNCTION_END => return Err(end_outside(inst)),
+                OP_LABEL => return Err(label_outside(inst)),
+                _ => globals.push(inst),
             }
             at = inst.end();
         }
-        if let Some((id, start, _)) = open {
-            return Err(binary(
-                start * 4,
-                format!("function %{id} has no OpFunctionEnd"),
-            ));
+        let mut functions = Vec::new();
+        let mut inst_starts = vec![0u64; n / 64 + 1];
+        // The bits of word `bits_at` of `inst_starts`, gathered in a
+        // register: the starts only grow.
+        let (mut bits_at, mut bits) = (0, 0u64);
+        let mut mark = |at: usize| {
+            if at / 64 != bits_at {
+                inst_starts[bits_at] |= bits;
+                (bits_at, bits) = (at / 64, 0);
+            }
+            bits |= 1 << (at % 64);
+        };
+        while at < n {
+            // Between functions: only an OpFunction may come.
+            let inst = inst_at(words, at)?;
+            match inst.opcode {
+                OP_FUNCTION => {}
+                OP_FUNCTION_END => return Err(end_outside(inst)),
+                OP_LABEL => return Err(label_outside(inst)),
+                _ => {
+                    return Err(binary(
+                        inst.byte_offset(),
+                        format!("instruction with opcode {} between functions", inst.opcode),
+                    ));
+                }
+            }
+            if inst.len < 5 {
+                return Err(binary(inst.byte_offset(), "OpFunction too short"));
+            }
+            let id = words[at + 2];
+            check_id(words, id, at + 2)?;
+            let start = at;
+            mark(at);
+            at = inst.end();
+            // Inside a function only its end and labels matter (and a
+            // label only until the first): step over the other
+            // instructions once their word count is checked.
+            let mut is_declaration = true;
+            loop {
+                if at >= n {
+                    return Err(no_function_end(start, id));
+                }
+                let first = words[at];
+                let len = (first >> 16) as usize;
+                // (One comparison: a count of 0 wraps around.)
+                if len.wrapping_sub(1) >= n - at {
+                    return Err(bad_word_count(words, at));
+                }
+                mark(at);
+                let opcode = (first & 0xffff) as u16;
+                if opcode == OP_LABEL && is_declaration {
+                    is_declaration = false;
+                } else if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
+                    // OpFunction, OpFunctionParameter or OpFunctionEnd.
+                    if opcode == OP_FUNCTION_END {
+                        break;
+                    }
+                    if opcode == OP_FUNCTION {
+                        return Err(binary(
+                            at * 4,
+                            "OpFunction inside a function (missing OpFunctionEnd)",
+                        ));
+                    }
+                }
+                at += len;
+            }
+            at += (words[at] >> 16) as usize;
+            functions.push(FunctionRange {
+                id,
+                start,
+                end: at,
+                is_declaration,
+            });
         }
+        inst_starts[bits_at] |= bits;
         Ok(Module {
             words,
             globals,
             functions,
+            inst_starts,
         })
+    }
+
+    /// True when an instruction inside a function starts at word `k`.
+    #[inline]
+    pub fn starts_inst(&self, k: usize) -> bool {
+        self.inst_starts
+            .get(k / 64)
+            .is_some_and(|b| b >> (k % 64) & 1 != 0)
+    }
+
+    /// The word index of the start of the instruction that holds word
+    /// `k`, which must be inside a function.
+    pub fn inst_start(&self, k: usize) -> usize {
+        let mut i = k / 64;
+        let mut bits = self.inst_starts[i] & (u64::MAX >> (63 - k % 64));
+        // The function's OpFunction starts at or before `k`.
+        while bits == 0 {
+            i -= 1;
+            bits = self.inst_starts[i];
+        }
+        i * 64 + 63 - bits.leading_zeros() as usize
     }
 
     /// The id bound from the header: every id is below it.
@@ -531,6 +585,39 @@ mod tests {
             e.to_string(),
             "byte 16: header schema word is 7 (must be 0)"
         );
+    }
+
+    #[test]
+    fn inst_start_finds_the_instruction_holding_each_word() {
+        // Two functions long enough to cross several 64-word blocks:
+        // OpFunction, then instructions of 1 to 9 words (OpNop padded),
+        // then OpFunctionEnd.
+        let mut w = header(100);
+        w.extend([header_word(2, spirv::Op::Capability as u16), 1]);
+        let mut starts = Vec::new();
+        for f in 0..2u32 {
+            starts.push(w.len());
+            w.extend([header_word(5, OP_FUNCTION), 1, 10 + f, 0, 2]);
+            w.extend([header_word(2, OP_LABEL), 20 + f]);
+            starts.push(w.len() - 2);
+            for k in 0..60 {
+                starts.push(w.len());
+                let len = 1 + k % 9;
+                w.push(header_word(len, 0));
+                w.extend(std::iter::repeat_n(7, len - 1));
+            }
+            starts.push(w.len());
+            w.push(header_word(1, OP_FUNCTION_END));
+        }
+        let m = Module::parse(&w).unwrap();
+        assert_eq!(m.functions.len(), 2);
+        let mut expected = None;
+        for k in m.functions[0].start..m.functions[1].end {
+            if starts.contains(&k) {
+                expected = Some(k);
+            }
+            assert_eq!(Some(m.inst_start(k)), expected, "word {k}");
+        }
     }
 
     #[test]

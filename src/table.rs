@@ -242,7 +242,8 @@ fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }
-    let mut site_spec: crate::fastmap::Map<u32, u32> = crate::fastmap::Map::default();
+    let mut site_spec: crate::fastmap::Map<u32, u32> =
+        crate::fastmap::Map::with_capacity_and_hasher(g.spec_ids.len(), Default::default());
     for &(target, spec_id, dec) in &g.spec_ids {
         let Some(&i) = index.get(&spec_id) else {
             continue;

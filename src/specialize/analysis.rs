@@ -1,12 +1,13 @@
 //! Analysis, once per module: what does not depend on the predicates'
 //! values. The chain's shape (which ids make a function need rewriting and
-//! which module-scope instructions read them), the table's closure, one
-//! scan of every function's words, and the call graph's roots.
+//! which module-scope instructions read them), the table's closure and
+//! which of it the functions decide, one scan of every function's words,
+//! and the call graph's roots.
 
 use crate::error::Result;
-use crate::fastmap::Map as HashMap;
 use crate::globals::Globals;
-use crate::idset::IdSet;
+use crate::idbits::IdBits;
+use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
 use crate::table::PredicateTable;
 
@@ -24,14 +25,18 @@ pub(super) struct Analysis {
     pub(super) closure: Vec<u32>,
     /// Module-scope readers of the table's closure.
     pub(super) table_readers: sweep::TableReaders,
-    /// `closure` as a set.
+    /// The ids of `closure` whose mentions in functions can decide whether
+    /// they go (`sweep::TableWatch`): the only ones the scan records.
     pub(super) watch: IdSet,
+    /// Module-scope ids whose staying keeps the rest of `closure` whatever
+    /// the functions mention (`sweep::TableWatch::pins`).
+    pins: Vec<u32>,
     /// Module-scope instructions that mention predicates (`ChainShape::readers`).
     pub(super) readers: Vec<usize>,
     /// What `scan` found in each function, in module order.
-    pub(super) facts: Vec<scan::FunctionFacts>,
-    /// Index into `facts` of each function id.
-    pub(super) fact_of: HashMap<u32, usize>,
+    pub(super) scan: scan::Scan,
+    /// Index into `function_ids` of each function id.
+    fact_of: IdIndex,
     /// Roots of the call graph (`sweep::liveness_roots`).
     pub(super) roots: Vec<u32>,
 }
@@ -42,31 +47,30 @@ impl Analysis {
         let n = m.words.len();
         let shape = ChainShape::find(m, g, &table)?;
         let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
-        let functions = IdSet::new(function_ids.iter().copied(), n);
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(m, &closure, table.variable);
-        let watch = IdSet::new(closure.iter().copied(), n);
+        let tw = sweep::TableWatch::new(&closure, &table_readers, table.variable, &|id| {
+            g.defs.contains_key(&id) && !shape.touch.contains(id)
+        });
+        let watch = IdSet::new(tw.watch.iter().copied(), n);
         let readers = shape.readers;
-        let interest = scan::Interest::new(shape.touch, functions.clone(), watch.clone(), n);
-        let facts = m
-            .functions
-            .iter()
-            .map(|f| scan::scan_function(m, f, &interest))
-            .collect::<Result<Vec<_>>>()?;
-        let fact_of: HashMap<u32, usize> = function_ids
-            .iter()
-            .enumerate()
-            .map(|(k, &f)| (f, k))
-            .collect();
-        let callees = |f: u32| fact_of.get(&f).map_or(&[][..], |&k| &facts[k].callees);
+        let interest = scan::Interest::new(&shape.touch, &function_ids, &watch, n);
+        let scan = scan::Scan::new(m, &interest)?;
+        let fact_of = IdIndex::new(&function_ids, n);
+        let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
         let entry_or_exported = g.entry_points.iter().map(|ep| m.words[ep.at + 2]).chain(
             g.exported
                 .iter()
                 .copied()
-                .filter(|id| functions.contains(*id)),
+                .filter(|&id| fact_of.get(id).is_some()),
         );
-        let referenced = facts.iter().flat_map(|f| f.fn_refs.iter().copied());
-        let roots = sweep::liveness_roots(&function_ids, entry_or_exported, referenced, &callees);
+        let roots = sweep::liveness_roots(
+            &function_ids,
+            &fact_of,
+            entry_or_exported,
+            scan.fn_refs.iter().copied(),
+            &callees,
+        );
         Ok(Analysis {
             table,
             fact_of,
@@ -75,8 +79,52 @@ impl Analysis {
             closure,
             table_readers,
             watch,
+            pins: tw.pins,
             readers,
-            facts,
+            scan,
         })
+    }
+
+    /// The callees of function `f` in the input, in order.
+    pub(super) fn callees(&self, f: u32) -> &[u32] {
+        self.fact_of
+            .get(f)
+            .map_or(&[][..], |k| self.scan.callees(k))
+    }
+
+    /// The ids of `closure` that kept functions mention, for
+    /// `sweep::removable_table_ids`. `kept` gives the place in
+    /// `m.functions` of each function that stays, with, when it was
+    /// rewritten, its new words and their mentions of `watch`
+    /// (`scan::watched_ids`). Only mentions of `watch` can decide
+    /// anything, unless a pin went: when `removed` (the ids removed before
+    /// the table sweep) holds one, which only a module that defines an id
+    /// twice can make happen, the mentions of the whole closure are
+    /// gathered from the words instead, so the sweep decides as it would
+    /// with every closure id watched.
+    pub(super) fn kept_mentions<'r>(
+        &self,
+        m: &Module<'_>,
+        removed: &IdBits,
+        kept: impl Iterator<Item = (usize, Option<(&'r [u32], &'r [u32])>)>,
+    ) -> IdBits {
+        let mut out = IdBits::new(m.bound(), m.words.len());
+        if !self.pins.iter().any(|&p| removed.contains(p)) {
+            for (k, rewritten) in kept {
+                match rewritten {
+                    Some((_, watched)) => out.extend(watched.iter().copied()),
+                    None => out.extend(self.scan.watched(k).iter().copied()),
+                }
+            }
+            return out;
+        }
+        let all = IdSet::new(self.closure.iter().copied(), m.words.len());
+        for (k, rewritten) in kept {
+            let f = &m.functions[k];
+            let words = rewritten.map_or(&m.words[f.start..f.end], |(w, _)| w);
+            let ids = scan::watched_ids(words, &all, true).unwrap_or_default();
+            out.extend(ids);
+        }
+        out
     }
 }

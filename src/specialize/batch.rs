@@ -105,7 +105,9 @@ fn group_outputs(
         .iter()
         .map(|b| b.as_ref().ok().map(|(c, _)| c))
         .collect();
-    let touched: Vec<usize> = (0..a.facts.len()).filter(|&k| a.facts[k].touched).collect();
+    let touched: Vec<usize> = (0..prepared.m.functions.len())
+        .filter(|&k| a.scan.touched(k))
+        .collect();
     // Phase 1, by function: decode once, rewrite once per distinct view.
     let varying = contexts.iter().flatten().next().map(|c| c.varying());
     let by_function = map_parallel(touched.len(), |i| {
@@ -207,7 +209,9 @@ fn rewrite_for_all(
             if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
                 return Some(r.clone());
             }
-            let r = guard(&mut || function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name, &mut scratch));
+            let r = guard(&mut || {
+                function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name, &mut scratch)
+            });
             made.push((view, r.clone()));
             Some(r)
         })

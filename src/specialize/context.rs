@@ -96,7 +96,9 @@ impl ChainShape {
         let site_set = IdSet::new(sites.iter().copied(), n);
         let mut chain: HashMap<u32, ()> = HashMap::default();
         for inst in &m.globals {
-            if names_an_id(inst.opcode) {
+            // Only an `OpSpecConstantOp` can be a chain value (and
+            // `Globals::scan` has decoded every instruction without error).
+            if inst.opcode != op::SpecConstantOp {
                 continue;
             }
             let w = m.inst_words(*inst);
@@ -113,7 +115,6 @@ impl ChainShape {
             let inner = w.get(3).map(|x| (*x & 0xffff) as u16);
             let is_bool = Some(w.get(1).copied().unwrap_or(0)) == globals.bool_type;
             if reads_chain
-                && inst.opcode == op::SpecConstantOp
                 && w.len() >= 5
                 && inner
                     .is_some_and(|o| o == op::Select || (is_bool && super::function::is_logic(o)))

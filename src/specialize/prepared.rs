@@ -181,8 +181,8 @@ impl<'w> Prepared<'w> {
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
-        for (k, (f, facts)) in self.m.functions.iter().zip(&a.facts).enumerate() {
-            if !facts.touched {
+        for (k, f) in self.m.functions.iter().enumerate() {
+            if !a.scan.touched(k) {
                 continue;
             }
             let name = self.g.function_name(f.id);
@@ -210,7 +210,7 @@ impl<'w> Prepared<'w> {
             rewrites.callees.insert(f.id, callees);
             rewrites.watched.insert(
                 f.id,
-                scan::watched_ids(&rewrites.words[range.clone()], &a.watch)?,
+                scan::watched_ids(&rewrites.words[range.clone()], &a.watch, false)?,
             );
             rewrites.ranges.insert(f.id, range);
         }
@@ -221,7 +221,7 @@ impl<'w> Prepared<'w> {
     fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> HashSet<u32> {
         let callees = |f: u32| match rewrites.callees.get(&f) {
             Some(c) => c.as_slice(),
-            None => a.fact_of.get(&f).map_or(&[][..], |&k| &a.facts[k].callees),
+            None => a.callees(f),
         };
         sweep::dead_functions(&a.function_ids, &a.roots, &callees)
     }
@@ -311,16 +311,23 @@ impl<'w> Prepared<'w> {
                 removed_ids.insert(id);
             }
         }
-        let mut kept_mentions = IdBits::new(m.bound(), m.words.len());
-        for (f, facts) in m.functions.iter().zip(&a.facts) {
-            if dead.contains(&f.id) {
-                continue;
-            }
-            match rewrites.watched.get(&f.id) {
-                Some(v) => kept_mentions.extend(v.iter().copied()),
-                None => kept_mentions.extend(facts.watched.iter().copied()),
-            }
-        }
+        let kept = m
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| !dead.contains(&f.id));
+        let kept_mentions = a.kept_mentions(
+            m,
+            &removed_ids,
+            kept.map(|(k, f)| {
+                let words = rewrites
+                    .ranges
+                    .get(&f.id)
+                    .map(|r| &rewrites.words[r.clone()]);
+                let watched = rewrites.watched.get(&f.id).map(Vec::as_slice);
+                (k, words.zip(watched))
+            }),
+        );
         let table_ids = sweep::removable_table_ids(
             &a.closure,
             &a.table_readers,

@@ -3,126 +3,334 @@
 //! For each function it records whether it reads a predicate (then it must be
 //! rewritten), which functions it calls, which functions it references other
 //! than by calling them (function pointers: those stay), and which of the
-//! predicate table's constants and types it mentions. Membership tests are
-//! bit tests on raw words; only a word that hits is decoded with the grammar,
-//! so an untouched function costs one linear scan.
+//! predicate table's constants and types it mentions. Each word costs one
+//! table lookup (its class: touch, function, watched or none); only an
+//! instruction with a function or watched word is decoded with the grammar,
+//! so an untouched function costs one linear scan. The facts of all
+//! functions live in a few shared vectors (a module may hold 200,000
+//! functions).
 
 use crate::error::Result;
 use crate::idset::IdSet;
-use crate::module::{FunctionRange, Module, insts};
+use crate::module::{FunctionRange, Module};
 use crate::operands::{Role, for_each_id, op};
 
-/// What the scan learned about one function.
-#[derive(Debug, Default, Clone)]
-pub struct FunctionFacts {
-    /// True when the function reads a predicate or a value folded from one.
-    pub touched: bool,
-    /// Callees of its `OpFunctionCall`s.
-    pub callees: Vec<u32>,
-    /// Functions it references other than as a callee.
-    pub fn_refs: Vec<u32>,
-    /// Members of the `watch` set it reads as ids (or in words the grammar
-    /// cannot place).
-    pub watched: Vec<u32>,
-}
+/// Class bit: the id makes a function need rewriting.
+const TOUCH: u8 = 1;
+/// Class bit: the id is a function's.
+const FUNCTION: u8 = 2;
+/// Class bit: the id's mentions are recorded.
+const WATCH: u8 = 4;
 
-/// The ids a scan looks for, as three sets plus their union (one bit test
-/// per word in the common case of no hit).
+/// The ids a scan looks for: each id's class bits, one lookup per word.
 pub struct Interest {
-    /// Ids that make a function need rewriting.
-    pub touch: IdSet,
-    /// All function ids.
-    pub functions: IdSet,
-    /// Ids whose mentions are recorded.
-    pub watch: IdSet,
-    any: IdSet,
+    /// Class of every id up to the largest member and one 0 after it,
+    /// when that is not much larger than the module (a hostile bound must
+    /// not make us allocate gigabytes).
+    dense: Vec<u8>,
+    /// Otherwise `(id, class)`, sorted by id.
+    sparse: Vec<(u32, u8)>,
 }
 
 impl Interest {
-    /// Builds the sets; `module_words` bounds their bit vectors.
-    pub fn new(touch: IdSet, functions: IdSet, watch: IdSet, module_words: usize) -> Interest {
-        let any = IdSet::new(
-            touch.iter().chain(functions.iter()).chain(watch.iter()),
-            module_words,
-        );
-        Interest {
-            touch,
-            functions,
-            watch,
-            any,
+    /// Builds the classes of `touch` (ids that make a function need
+    /// rewriting), `functions` (every function id) and `watch` (ids whose
+    /// mentions are recorded); `module_words` bounds the table.
+    pub fn new(touch: &IdSet, functions: &[u32], watch: &IdSet, module_words: usize) -> Interest {
+        let members = || {
+            touch
+                .iter()
+                .map(|x| (x, TOUCH))
+                .chain(functions.iter().map(|&x| (x, FUNCTION)))
+                .chain(watch.iter().map(|x| (x, WATCH)))
+        };
+        let max = members().map(|(x, _)| x as usize).max().unwrap_or(0);
+        if max <= module_words.saturating_mul(8).max(1 << 16) {
+            // One more entry than the largest member: a zero every word
+            // past the table can be clamped to.
+            let mut dense = vec![0u8; max + 2];
+            for (x, c) in members() {
+                dense[x as usize] |= c;
+            }
+            Interest {
+                dense,
+                sparse: Vec::new(),
+            }
+        } else {
+            let mut sparse: Vec<(u32, u8)> = members().collect();
+            sparse.sort_unstable();
+            sparse.dedup_by(|b, a| {
+                let same = a.0 == b.0;
+                if same {
+                    a.1 |= b.1;
+                }
+                same
+            });
+            Interest {
+                dense: Vec::new(),
+                sparse,
+            }
+        }
+    }
+
+    /// The class bits of `x` (0 when it is of no interest).
+    #[inline]
+    fn class(&self, x: u32) -> u8 {
+        match self.dense.get(x as usize) {
+            Some(&c) => c,
+            None if self.sparse.is_empty() => 0,
+            None => self.sparse_class(x),
+        }
+    }
+
+    /// [`Interest::class`] of a module with a hostile bound.
+    fn sparse_class(&self, x: u32) -> u8 {
+        self.sparse
+            .binary_search_by_key(&x, |&(id, _)| id)
+            .map_or(0, |k| self.sparse[k].1)
+    }
+
+    /// The index of the first operand word of `body` (the words of a
+    /// function of `m`, from word `base` of the module), from `from` on,
+    /// that is of interest. Instruction headers are passed over: a header
+    /// can equal an id of interest (`len << 16 | opcode` is below the
+    /// bound of any module over 65,536 ids), and in a large module that
+    /// would be most instructions.
+    fn next_word(&self, m: &Module<'_>, base: usize, body: &[u32], from: usize) -> Option<usize> {
+        let operand = |k: usize| !m.starts_inst(base + k);
+        if self.sparse.is_empty() {
+            next_word_dense(body, from, &self.dense, operand)
+        } else {
+            let rest = body.get(from..)?;
+            (0..rest.len())
+                .find(|&p| self.class(rest[p]) != 0 && operand(from + p))
+                .map(|p| from + p)
         }
     }
 }
 
-/// Scans one function.
-pub fn scan_function(
-    m: &Module<'_>,
-    f: &FunctionRange,
-    interest: &Interest,
-) -> Result<FunctionFacts> {
-    let mut facts = FunctionFacts::default();
-    let w = m.words;
-    for inst in insts(w, f.start, f.end) {
-        let words = &w[inst.at..inst.end()];
-        // Most instructions hold none of the ids of interest: one bit test
-        // per word and on to the next. A call always records its callee.
-        if inst.opcode != op::FunctionCall && !interest.any.any_in(words.get(1..).unwrap_or(&[])) {
-            continue;
+/// What the scan learned about one function; its lists are ranges of
+/// [`Scan`]'s shared vectors.
+#[derive(Debug, Clone, Copy)]
+struct FunctionFacts {
+    /// True when the function reads a predicate or a value folded from one.
+    touched: bool,
+    /// End of its callees in [`Scan::callees`] (they start where the
+    /// previous function's end).
+    callees_end: usize,
+    /// End of its watched ids in [`Scan::watched`].
+    watched_end: usize,
+}
+
+/// What the scan learned about every function, in module order.
+#[derive(Debug, Default)]
+pub struct Scan {
+    facts: Vec<FunctionFacts>,
+    /// Callees of every `OpFunctionCall`, function after function.
+    callees: Vec<u32>,
+    /// Members of the `watch` set each function reads as ids (or in words
+    /// the grammar cannot place), sorted within each function.
+    watched: Vec<u32>,
+    /// Functions referenced other than as a callee, by any function.
+    pub fn_refs: Vec<u32>,
+}
+
+impl Scan {
+    /// Scans the functions of `m` in order.
+    pub fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
+        let mut s = Scan {
+            facts: Vec::with_capacity(m.functions.len()),
+            callees: Vec::new(),
+            watched: Vec::new(),
+            fn_refs: Vec::new(),
+        };
+        for f in &m.functions {
+            s.scan_function(m, f, interest)?;
         }
-        let callee_pos = (inst.opcode == op::FunctionCall && words.len() >= 4).then_some(3);
-        if let Some(p) = callee_pos {
-            facts.callees.push(words[p]);
-        }
-        let own = (inst.opcode == op::Function).then_some(2);
-        let (mut fn_hit, mut watch_hit) = (false, false);
-        for (k, &x) in words.iter().enumerate().skip(1) {
-            if !interest.any.contains(x) {
-                continue;
-            }
-            facts.touched |= interest.touch.contains(x);
-            watch_hit |= interest.watch.contains(x);
-            fn_hit |= Some(k) != callee_pos && Some(k) != own && interest.functions.contains(x);
-        }
-        if fn_hit || watch_hit {
-            // Decode precisely: a hit may be a literal (`Aligned 32`), not
-            // an id operand.
-            for_each_read(words, inst.byte_offset(), |pos, role| {
-                let x = words[pos];
-                let reads = matches!(role, Role::Use | Role::MaybeId);
-                if reads && Some(pos) != callee_pos && interest.functions.contains(x) {
-                    facts.fn_refs.push(x);
-                }
-                // (Sorted and deduplicated at the end; a repeat of the last
-                // one, as a type used by a run of instructions, is skipped.)
-                if (reads || role == Role::ResultType)
-                    && interest.watch.contains(x)
-                    && facts.watched.last() != Some(&x)
-                {
-                    facts.watched.push(x);
-                }
-            })?;
-        }
+        Ok(s)
     }
-    facts.watched.sort_unstable();
-    facts.watched.dedup();
-    Ok(facts)
+
+    /// True when the `k`th function reads a predicate.
+    pub fn touched(&self, k: usize) -> bool {
+        self.facts[k].touched
+    }
+
+    /// The callees of the `k`th function's calls, in order.
+    pub fn callees(&self, k: usize) -> &[u32] {
+        let start = k.checked_sub(1).map_or(0, |p| self.facts[p].callees_end);
+        &self.callees[start..self.facts[k].callees_end]
+    }
+
+    /// The watched ids the `k`th function reads, sorted.
+    pub fn watched(&self, k: usize) -> &[u32] {
+        let start = k.checked_sub(1).map_or(0, |p| self.facts[p].watched_end);
+        &self.watched[start..self.facts[k].watched_end]
+    }
+
+    /// Scans one function, appending its facts.
+    fn scan_function(
+        &mut self,
+        m: &Module<'_>,
+        f: &FunctionRange,
+        interest: &Interest,
+    ) -> Result<()> {
+        let w = m.words;
+        let mut touched = false;
+        let watched_start = self.watched.len();
+        let body = &w[f.start..f.end];
+        // Every word is looked up, instruction headers too (a header that
+        // happens to equal an id of interest only costs a look at its
+        // instruction). A call is found by its callee, a function id (a
+        // call of anything else cannot change which functions live).
+        let mut start = 0;
+        while let Some(k) = interest.next_word(m, f.start, body, start) {
+            // The parse checked every word count: nonzero and in range.
+            let at = m.inst_start(f.start + k);
+            let end = at + (w[at] >> 16) as usize;
+            let inst = &w[at..end];
+            touched |= self.scan_hit(inst, at * 4, interest)? & TOUCH != 0;
+            start = end - f.start;
+        }
+        let watched = &mut self.watched[watched_start..];
+        if watched.len() > 1 {
+            watched.sort_unstable();
+            let mut kept = 1;
+            for k in 1..watched.len() {
+                if watched[k] != watched[kept - 1] {
+                    watched[kept] = watched[k];
+                    kept += 1;
+                }
+            }
+            self.watched.truncate(watched_start + kept);
+        }
+        self.facts.push(FunctionFacts {
+            touched,
+            callees_end: self.callees.len(),
+            watched_end: self.watched.len(),
+        });
+        Ok(())
+    }
+
+    /// Records what one instruction with a word of interest says: its
+    /// callee if it is a call, and, decoded precisely, the functions it
+    /// references and the watched ids it reads. Returns the class bits of
+    /// its words.
+    fn scan_hit(&mut self, words: &[u32], at: usize, interest: &Interest) -> Result<u8> {
+        let opcode = (words[0] & 0xffff) as u16;
+        let callee_pos = (opcode == op::FunctionCall && words.len() >= 4).then_some(3);
+        if let Some(p) = callee_pos {
+            self.callees.push(words[p]);
+        }
+        // The class bits of all words, and of those that can reference a
+        // function other than as the callee or the function's own id.
+        let own = match opcode {
+            op::FunctionCall => 3,
+            op::Function => 2,
+            _ => 0,
+        };
+        let (mut hit, mut other) = (0, 0);
+        for (k, &x) in words.iter().enumerate().skip(1) {
+            let c = interest.class(x);
+            hit |= c;
+            if k != own {
+                other |= c;
+            }
+        }
+        if other & FUNCTION == 0 && hit & WATCH == 0 {
+            return Ok(hit);
+        }
+        // Decode precisely: a hit may be a literal (`Aligned 32`), not an
+        // id operand.
+        let watched_start = self.watched.len();
+        for_each_read(words, at, |pos, role| {
+            let x = words[pos];
+            let class = interest.class(x);
+            let reads = matches!(role, Role::Use | Role::MaybeId);
+            if reads && Some(pos) != callee_pos && class & FUNCTION != 0 {
+                self.fn_refs.push(x);
+            }
+            // (Sorted and deduplicated at the function's end; a repeat of
+            // the last one is skipped here.)
+            if role != Role::Result
+                && class & WATCH != 0
+                && (self.watched.len() == watched_start || self.watched.last() != Some(&x))
+            {
+                self.watched.push(x);
+            }
+        })?;
+        Ok(hit)
+    }
+}
+
+/// [`Interest::next_word`] with a dense class table (its last entry 0):
+/// a branch-free lookup per word, eight words at a time; `operand(k)`
+/// tells whether word `k` is an operand, asked only of a word of
+/// interest.
+#[inline(never)]
+fn next_word_dense(
+    words: &[u32],
+    from: usize,
+    dense: &[u8],
+    operand: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    let last = dense.len().checked_sub(1)?;
+    // (Sliced so that the index, clamped to `last`, is seen to be in range.)
+    let dense = &dense[..=last];
+    let class = |x: u32| dense[(x as usize).min(last)];
+    let rest = words.get(from..)?;
+    let first_hit = |c: &[u32], base: usize| {
+        (0..c.len())
+            .find(|&p| class(c[p]) != 0 && operand(base + p))
+            .map(|p| base + p)
+    };
+    let mut chunks = rest.chunks_exact(8);
+    let mut base = from;
+    for c in &mut chunks {
+        if c.iter().fold(0, |a, &x| a | class(x)) != 0
+            && let Some(k) = first_hit(c, base)
+        {
+            return Some(k);
+        }
+        base += 8;
+    }
+    first_hit(chunks.remainder(), base)
 }
 
 /// The members of `watch` that the instructions in `words` (whole
 /// instructions, e.g. a rewritten function) read as ids, sorted. Only an
-/// instruction with a word in `watch` is decoded.
-pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
+/// instruction with a word in `watch` is decoded; an instruction the
+/// grammar cannot read gives what it read before the error when
+/// `partial_on_error` is set, else the error.
+pub fn watched_ids(words: &[u32], watch: &IdSet, partial_on_error: bool) -> Result<Vec<u32>> {
     let mut out = Vec::new();
-    for inst in insts(words, 0, words.len()) {
-        let iw = &words[inst.at..inst.end()];
-        if !watch.any_in(&iw[1..]) {
-            continue;
+    if watch.is_empty() {
+        return Ok(out);
+    }
+    // One membership test per word; instruction boundaries are walked
+    // only up to a word in `watch`, from the end of the last instruction
+    // that held one.
+    let len = |at: usize| (words[at] >> 16).max(1) as usize;
+    let mut start = 0;
+    while let Some(p) = words[start..].iter().position(|&x| watch.contains(x)) {
+        let k = start + p;
+        let mut at = start;
+        let mut end = (at + len(at)).min(words.len());
+        while end <= k {
+            at = end;
+            end = (at + len(at)).min(words.len());
         }
-        for_each_read(iw, inst.byte_offset(), |pos, role| {
-            if role != Role::Result && watch.contains(iw[pos]) {
-                out.push(iw[pos]);
+        let iw = &words[at..end];
+        if iw.len() > 1 && watch.any_in(&iw[1..]) {
+            let read = for_each_read(iw, at * 4, |pos, role| {
+                if role != Role::Result && watch.contains(iw[pos]) {
+                    out.push(iw[pos]);
+                }
+            });
+            if !partial_on_error {
+                read?;
             }
-        })?;
+        }
+        start = end;
     }
     out.sort_unstable();
     out.dedup();
@@ -134,11 +342,98 @@ pub fn watched_ids(words: &[u32], watch: &IdSet) -> Result<Vec<u32>> {
 /// type, so only its selector is reported (its other ids are labels, neither
 /// functions nor table ids).
 fn for_each_read(words: &[u32], at: usize, mut f: impl FnMut(usize, Role)) -> Result<()> {
-    if (words[0] & 0xffff) as u16 == op::Switch {
+    let opcode = (words[0] & 0xffff) as u16;
+    if opcode == op::Switch {
         if words.len() > 1 {
             f(1, Role::Use);
         }
         return Ok(());
     }
+    if let Some(ids) = plain_access_ids(opcode, words) {
+        ids.iter().for_each(|&(pos, role)| f(pos, role));
+        return Ok(());
+    }
     for_each_id(words, at, &|_| 1, f)
+}
+
+/// The id words of an `OpLoad` or `OpStore` whose memory-access operands
+/// are all literals (none, or `Volatile`, `Aligned N`, `Nontemporal`,
+/// `NonPrivatePointer`), as [`for_each_id`] reports them, without walking
+/// the grammar: nearly every load and store, whose `Aligned 4` often
+/// equals a small function id. `None` for anything else.
+fn plain_access_ids(opcode: u16, words: &[u32]) -> Option<&'static [(usize, Role)]> {
+    use spirv::MemoryAccess as M;
+    const LOAD: u16 = spirv::Op::Load as u16;
+    const STORE: u16 = spirv::Op::Store as u16;
+    const LOAD_IDS: [(usize, Role); 3] = [(1, Role::ResultType), (2, Role::Result), (3, Role::Use)];
+    const STORE_IDS: [(usize, Role); 2] = [(1, Role::Use), (2, Role::Use)];
+    let literal_only = (M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER).bits();
+    let (mask_at, ids) = match opcode {
+        LOAD => (4, &LOAD_IDS[..]),
+        STORE => (3, &STORE_IDS[..]),
+        _ => return None,
+    };
+    let plain = match words.get(mask_at) {
+        None => words.len() == mask_at,
+        Some(&mask) => {
+            let aligned = mask & M::ALIGNED.bits() != 0;
+            mask & !literal_only == 0 && words.len() == mask_at + 1 + aligned as usize
+        }
+    };
+    plain.then_some(ids)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dense table and the sorted list (a module whose ids are far
+    /// beyond its size) classify alike and find the same words.
+    #[test]
+    fn dense_and_sparse_classes_agree() {
+        let touch = IdSet::new([5, 70], 0);
+        let watch = IdSet::new([70, 300], 0);
+        let functions = [3, 300];
+        let dense = Interest::new(&touch, &functions, &watch, 100);
+        let far = [3, 300, 1 << 30];
+        let sparse = Interest::new(&touch, &far, &watch, 100);
+        assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
+        for (x, c) in [
+            (0, 0),
+            (3, FUNCTION),
+            (5, TOUCH),
+            (70, TOUCH | WATCH),
+            (300, FUNCTION | WATCH),
+            (301, 0),
+            (u32::MAX, 0),
+        ] {
+            assert_eq!(dense.class(x), c, "{x}");
+            assert_eq!(sparse.class(x), c, "{x}");
+        }
+        assert_eq!(sparse.class(1 << 30), FUNCTION);
+        let words: Vec<u32> = (0..150u32)
+            .map(|k| [1, 2, u32::MAX, 4, 9, 3, 1, 5, 2, 300, 70][(k * k % 23 % 11) as usize])
+            .collect();
+        // (Say every fifth word of the module is an instruction's header,
+        // and `words` starts at module word 3.)
+        let base = 3;
+        let starts: Vec<u64> = (0..3)
+            .map(|i| {
+                (0..64)
+                    .filter(|b| (i * 64 + b) % 5 == 0)
+                    .fold(0, |m, b| m | 1 << b)
+            })
+            .collect();
+        for from in 0..words.len() + 2 {
+            let want =
+                (from..words.len()).find(|&k| dense.class(words[k]) != 0 && (base + k) % 5 != 0);
+            let got = next_word_dense(&words, from, &dense.dense, |k| {
+                (starts[(base + k) / 64] >> ((base + k) % 64)) & 1 == 0
+            });
+            assert_eq!(got, want, "from {from}");
+            let sparse_want =
+                (from..words.len()).find(|&k| sparse.class(words[k]) != 0 && (base + k) % 5 != 0);
+            assert_eq!(sparse_want, want, "from {from}");
+        }
+    }
 }

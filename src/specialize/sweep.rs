@@ -15,7 +15,7 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::Globals;
 use crate::idbits::IdBits;
-use crate::idset::IdSet;
+use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
@@ -26,28 +26,87 @@ use crate::table::PredicateTable;
 /// input does not reach from those, each group of mutually recursive
 /// functions that nothing outside the group calls (the same rule for
 /// recursion: the pass did not kill the group, so all of it stays).
+/// `index` maps each id of `all` to its place there. The roots that are
+/// functions come in the order of `all`, each once; then any other id
+/// `entry_or_exported` or `referenced` names, as given.
 pub fn liveness_roots<'c>(
     all: &[u32],
+    index: &IdIndex,
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let mut called: HashSet<u32> = HashSet::with_capacity_and_hasher(all.len(), Default::default());
-    called.extend(all.iter().flat_map(|&f| callees(f)).copied());
-    let mut roots: Vec<u32> = entry_or_exported
-        .chain(referenced)
-        .chain(all.iter().copied().filter(|f| !called.contains(f)))
-        .collect();
-    let reached = reach(roots.iter().copied(), callees);
+    let mut called = vec![false; all.len()];
+    for &f in all {
+        for &c in callees(f) {
+            if let Some(k) = index.get(c) {
+                called[k] = true;
+            }
+        }
+    }
+    let mut is_root = vec![false; all.len()];
+    let mut others = Vec::new();
+    for id in entry_or_exported.chain(referenced) {
+        match index.get(id) {
+            Some(k) => is_root[k] = true,
+            None => others.push(id),
+        }
+    }
+    for (k, &f) in all.iter().enumerate() {
+        // (A repeated id counts at its last place, `index`'s.)
+        if !called[k] && index.get(f) == Some(k) {
+            is_root[k] = true;
+        }
+    }
+    let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+    let reached = reach_dense(all, index, starts, callees);
     let rest: Vec<u32> = all
         .iter()
         .copied()
-        .filter(|f| !reached.contains(f))
+        .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
         .collect();
-    roots.extend(uncalled_recursion(&rest, callees));
-    roots.sort_unstable();
-    roots.dedup();
+    for f in uncalled_recursion(&rest, callees) {
+        if let Some(k) = index.get(f) {
+            is_root[k] = true;
+        }
+    }
+    let mut roots: Vec<u32> = (0..all.len())
+        .filter(|&k| is_root[k])
+        .map(|k| all[k])
+        .collect();
+    others.sort_unstable();
+    others.dedup();
+    roots.extend(others);
     roots
+}
+
+/// Marks, by place in `all` (`index`), the functions reachable from
+/// `starts` along `callees` (iterative).
+fn reach_dense<'c>(
+    all: &[u32],
+    index: &IdIndex,
+    starts: impl Iterator<Item = u32>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+) -> Vec<bool> {
+    let mut seen = vec![false; all.len()];
+    let mut stack = Vec::new();
+    let mut visit = |id: u32, stack: &mut Vec<usize>| {
+        if let Some(k) = index.get(id)
+            && !seen[k]
+        {
+            seen[k] = true;
+            stack.push(k);
+        }
+    };
+    for id in starts {
+        visit(id, &mut stack);
+    }
+    while let Some(k) = stack.pop() {
+        for &c in callees(all[k]) {
+            visit(c, &mut stack);
+        }
+    }
+    seen
 }
 
 /// The members of the groups of mutually recursive functions in `rest`
@@ -205,6 +264,16 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
         } else {
             crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied())
         };
+        // An instruction without a result reading only the variable (each
+        // `OpEntryPoint` naming it as an interface) adds nothing: no need
+        // to decode it.
+        if result.is_none()
+            && w[1..]
+                .iter()
+                .all(|&x| x == table_variable || !candidates.contains(x))
+        {
+            continue;
+        }
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
@@ -225,6 +294,64 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
     r.anonymous.sort_unstable();
     r.anonymous.dedup();
     r
+}
+
+/// Which of the table's closure the functions decide. An id of the closure
+/// goes only when no kept function mentions it and every module-scope
+/// reader of it goes ([`removable_table_ids`]). A reader that is a
+/// module-scope definition outside the closure and outside the predicate
+/// chain (a "pin") never goes, so the ids it reads stay whatever the
+/// functions do, and so do the ids those read; an id read by an
+/// instruction without a result stays too, and the variable always goes.
+/// The scan then records only the mentions of the rest (`watch`): most
+/// instructions name a common type such as `%uint` that a pin holds.
+#[derive(Debug, Default)]
+pub struct TableWatch {
+    /// The closure ids whose mentions can decide whether they go.
+    pub watch: Vec<u32>,
+    /// The module-scope ids that hold the others: the decision above holds
+    /// while none of them is removed (only a module that also defines one
+    /// in a function can remove one).
+    pub pins: Vec<u32>,
+}
+
+impl TableWatch {
+    /// Finds which of `closure` the functions decide; `pin(id)` tells
+    /// whether a reader is a module-scope definition outside the
+    /// predicate chain.
+    pub fn new(
+        closure: &[u32],
+        readers: &TableReaders,
+        table_variable: u32,
+        pin: &dyn Fn(u32) -> bool,
+    ) -> TableWatch {
+        // `removable_table_ids` with no function mentioning anything and
+        // every id removed but the pins: what stays then always stays.
+        let mut gone: HashSet<u32> = HashSet::default();
+        gone.insert(table_variable);
+        let mut tw = TableWatch::default();
+        for &id in closure.iter().rev() {
+            if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {
+                continue;
+            }
+            let mut held = false;
+            for r in readers.of(id) {
+                if gone.contains(&r) || !pin(r) {
+                    continue;
+                }
+                held = true;
+                tw.pins.push(r);
+            }
+            if !held {
+                gone.insert(id);
+                tw.watch.push(id);
+            }
+        }
+        tw.watch.sort_unstable();
+        tw.pins.sort_unstable();
+        tw.pins.dedup();
+        tw
+    }
 }
 
 /// Which of the table's closure can go: the variable always; any other id
@@ -268,9 +395,19 @@ mod tests {
         edges.iter().map(|(f, c)| (*f, c.to_vec())).collect()
     }
 
+    /// The roots, sorted.
     fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
         let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
-        liveness_roots(all, entries.iter().copied(), std::iter::empty(), &callees)
+        let index = IdIndex::new(all, 0);
+        let mut roots = liveness_roots(
+            all,
+            &index,
+            entries.iter().copied(),
+            std::iter::empty(),
+            &callees,
+        );
+        roots.sort_unstable();
+        roots
     }
 
     #[test]
@@ -319,5 +456,77 @@ mod tests {
             .collect();
         dead.sort_unstable();
         assert_eq!(dead, [4, 5, 7]);
+    }
+
+    /// The claim `TableWatch` rests on: while no pin is removed, the table
+    /// sweep decides alike whether functions' mentions of the closure are
+    /// all known or only those of `watch` are, over many random readers,
+    /// removals and mentions.
+    #[test]
+    fn mentions_outside_the_watch_never_decide() {
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        // Closure ids 1..=6 (definition order; 6 is the variable, 3 a
+        // predicate site), module-scope pins 10..=12, removable ids
+        // 20..=22 (chain values, sites, function-local ids).
+        let closure: Vec<u32> = (1..=6).collect();
+        let variable = 6;
+        let pin = |id: u32| (1..=12).contains(&id) && id != 3;
+        let mut checked = 0;
+        for _ in 0..20_000 {
+            let mut readers = TableReaders::default();
+            for &id in &closure[..5] {
+                for _ in 0..next(3) {
+                    let r = match next(3) {
+                        0 => 1 + next(6),
+                        1 => 10 + next(3),
+                        _ => 20 + next(3),
+                    };
+                    readers.by_result.push((u64::from(id) << 32) | u64::from(r));
+                }
+                if next(8) == 0 {
+                    readers.anonymous.push(id);
+                }
+            }
+            readers.by_result.sort_unstable();
+            let tw = TableWatch::new(&closure, &readers, variable, &pin);
+            let removed: HashSet<u32> = (10..=12)
+                .chain(20..=22)
+                .chain([3])
+                .filter(|_| next(2) == 0)
+                .collect();
+            if tw.pins.iter().any(|p| removed.contains(p)) {
+                continue;
+            }
+            let mentions: HashSet<u32> = closure.iter().copied().filter(|_| next(2) == 0).collect();
+            let watched: HashSet<u32> = mentions
+                .iter()
+                .copied()
+                .filter(|id| tw.watch.contains(id))
+                .collect();
+            let bits = |set: &HashSet<u32>| {
+                let mut b = IdBits::new(32, 32);
+                b.extend(set.iter().copied());
+                b
+            };
+            let (removed_bits, mentions_bits, watched_bits) =
+                (bits(&removed), bits(&mentions), bits(&watched));
+            let all =
+                removable_table_ids(&closure, &readers, &removed_bits, &mentions_bits, variable);
+            let seen =
+                removable_table_ids(&closure, &readers, &removed_bits, &watched_bits, variable);
+            assert_eq!(
+                all, seen,
+                "{readers:?} watch {:?} removed {removed:?}",
+                tw.watch
+            );
+            checked += 1;
+        }
+        assert!(checked > 10_000, "{checked}");
     }
 }

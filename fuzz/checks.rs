@@ -58,7 +58,7 @@ pub fn check_read(data: &[u8]) {
     );
     // Rebuild the module from its index alone.
     let mut rebuilt: Vec<u32> = words[..5].to_vec();
-    for inst in &m.globals {
+    for inst in m.globals() {
         assert_eq!(
             inst.at,
             rebuilt.len(),
@@ -68,7 +68,7 @@ pub fn check_read(data: &[u8]) {
             inst.len > 0 && inst.end() <= words.len(),
             "bad instruction {inst:?}"
         );
-        rebuilt.extend_from_slice(m.inst_words(*inst));
+        rebuilt.extend_from_slice(m.inst_words(inst));
     }
     for f in &m.functions {
         assert_eq!(f.start, rebuilt.len(), "function %{} out of order", f.id);

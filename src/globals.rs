@@ -21,7 +21,7 @@ const LINK_EXPORT: u32 = spirv::LinkageType::Export as u32;
 #[derive(Debug, Default)]
 pub struct Globals {
     /// Module-level definitions by result id.
-    pub defs: HashMap<u32, Inst>,
+    pub defs: Defs,
     /// `OpName` strings by target id.
     pub names: HashMap<u32, String>,
     /// `OpDecorate %x SpecId N`: `(x, N, the decoration)`.
@@ -44,15 +44,13 @@ pub struct Globals {
 impl Globals {
     /// Scans the module-level instructions of `m`.
     pub fn scan(m: &Module<'_>) -> Result<Globals> {
-        let mut g = Globals {
-            defs: HashMap::with_capacity_and_hasher(m.globals.len(), Default::default()),
-            ..Globals::default()
-        };
+        let mut g = Globals::default();
+        let mut defs = DefsBuilder::default();
         let w = m.words;
         let bound = m.bound();
-        for &inst in &m.globals {
+        for inst in m.globals() {
             let words = m.inst_words(inst);
-            if g.scan_common(words, bound, inst) {
+            if g.scan_common(words, bound, inst, &mut defs) {
                 continue;
             }
             // Every known instruction must hold the operands its grammar
@@ -73,7 +71,7 @@ impl Globals {
             {
                 let id = words[pos];
                 check_inst_id(w, inst, pos)?;
-                g.defs.insert(id, inst);
+                defs.push(id, inst);
             }
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
@@ -116,6 +114,10 @@ impl Globals {
                 _ => {}
             }
         }
+        g.defs = defs.finish();
+        // (The lists are kept for the whole run: no spare capacity.)
+        g.spec_ids.shrink_to_fit();
+        g.entry_points.shrink_to_fit();
         Ok(g)
     }
 
@@ -126,7 +128,13 @@ impl Globals {
     /// and every error, is left to the generic scan, which then says
     /// exactly what is wrong.
     #[inline]
-    fn scan_common(&mut self, words: &[u32], bound: u32, inst: Inst) -> bool {
+    fn scan_common(
+        &mut self,
+        words: &[u32],
+        bound: u32,
+        inst: Inst,
+        defs: &mut DefsBuilder,
+    ) -> bool {
         let id_ok = |x: u32| x != 0 && x < bound;
         match inst.opcode {
             op::EntryPoint if words.len() >= 4 && id_ok(words[2]) => {
@@ -147,7 +155,7 @@ impl Globals {
             op::SpecConstantTrue | op::SpecConstantFalse | op::ConstantTrue | op::ConstantFalse
                 if words.len() == 3 && id_ok(words[1]) && id_ok(words[2]) =>
             {
-                self.defs.insert(words[2], inst);
+                defs.push(words[2], inst);
                 if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
                     && Some(words[1]) == self.bool_type
                 {
@@ -162,7 +170,7 @@ impl Globals {
 
     /// The result type of a module-level value, if it has one.
     pub fn type_of(&self, m: &Module<'_>, id: u32) -> Option<u32> {
-        let inst = self.defs.get(&id)?;
+        let inst = self.defs.get(id)?;
         (result_pos(inst.opcode) == Some(2)).then(|| m.words[inst.at + 1])
     }
 
@@ -184,5 +192,164 @@ impl Globals {
             return n.clone();
         }
         format!("%{id}")
+    }
+}
+
+/// A module-level instruction as [`Defs`] keeps it: its first word's
+/// index and the first word itself (8 bytes, where an [`Inst`] takes 24).
+#[derive(Debug, Clone, Copy)]
+struct PackedInst {
+    /// Index of the instruction's first word in the module.
+    at: u32,
+    /// The first word: word count and opcode.
+    header: u32,
+}
+
+impl PackedInst {
+    /// Packs `inst` (the parse checked that every word index fits in 32
+    /// bits).
+    fn new(inst: Inst) -> PackedInst {
+        PackedInst {
+            at: inst.at as u32,
+            header: crate::module::header_word(inst.len, inst.opcode),
+        }
+    }
+
+    /// The instruction.
+    fn unpack(self) -> Inst {
+        Inst {
+            at: self.at as usize,
+            opcode: (self.header & 0xffff) as u16,
+            len: (self.header >> 16) as usize,
+        }
+    }
+}
+
+/// Module-level definitions by result id (an id defined twice maps to its
+/// last definition). Compact: 8 bytes per definition, and an index of 4
+/// bytes per id up to the largest defined one when that is not much more
+/// than the definitions (else the ids sorted, searched by halving).
+#[derive(Debug, Default)]
+pub struct Defs {
+    /// The definitions, in module order (dense) or by id (sparse).
+    insts: Vec<PackedInst>,
+    /// Dense: index + 1 into `insts` of every id up to the largest (0: none).
+    dense: Vec<u32>,
+    /// Sparse: the id of each of `insts`, ascending.
+    sorted_ids: Vec<u32>,
+}
+
+impl Defs {
+    /// The instruction that defines `id` at module scope.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<Inst> {
+        let k = match self.dense.get(id as usize) {
+            Some(&k) => (k as usize).checked_sub(1)?,
+            None if self.sorted_ids.is_empty() => return None,
+            None => self.sorted_ids.binary_search(&id).ok()?,
+        };
+        Some(self.insts[k].unpack())
+    }
+
+    /// True when `id` is defined at module scope.
+    #[inline]
+    pub fn contains(&self, id: u32) -> bool {
+        self.get(id).is_some()
+    }
+}
+
+/// [`Defs`] under construction: the definitions in module order.
+#[derive(Default)]
+struct DefsBuilder {
+    /// `(id, its definition)`, in module order.
+    defs: Vec<(u32, PackedInst)>,
+    /// The largest id.
+    max: u32,
+}
+
+impl DefsBuilder {
+    /// Records that `inst` defines `id`.
+    #[inline]
+    fn push(&mut self, id: u32, inst: Inst) {
+        self.max = self.max.max(id);
+        self.defs.push((id, PackedInst::new(inst)));
+    }
+
+    /// The finished index.
+    fn finish(mut self) -> Defs {
+        let n = self.defs.len();
+        if (self.max as usize) <= n.saturating_mul(2).max(1 << 16) {
+            let mut dense = vec![0u32; self.max as usize + 1];
+            for (k, &(id, _)) in self.defs.iter().enumerate() {
+                dense[id as usize] = k as u32 + 1;
+            }
+            Defs {
+                insts: self.defs.into_iter().map(|(_, i)| i).collect(),
+                dense,
+                sorted_ids: Vec::new(),
+            }
+        } else {
+            // A stable sort keeps an id's definitions in module order; the
+            // last one is kept.
+            self.defs.sort_by_key(|&(id, _)| id);
+            self.defs.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    *kept = *later;
+                }
+                same
+            });
+            Defs {
+                sorted_ids: self.defs.iter().map(|&(id, _)| id).collect(),
+                insts: self.defs.into_iter().map(|(_, i)| i).collect(),
+                dense: Vec::new(),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The dense index and the sorted ids (a definition far beyond the
+    /// others) find the same instructions, an id defined twice its last
+    /// definition.
+    #[test]
+    fn dense_and_sparse_defs_agree() {
+        let inst = |at: usize, opcode: u16, len: usize| Inst { at, opcode, len };
+        let defs = [
+            (7, inst(10, 1, 3)),
+            (3, inst(13, 2, 4)),
+            (7, inst(17, 3, 2)),
+            (100, inst(19, 4, 65535)),
+        ];
+        let build = |far: Option<u32>| {
+            let mut b = DefsBuilder::default();
+            for &(id, i) in &defs {
+                b.push(id, i);
+            }
+            if let Some(id) = far {
+                b.push(id, inst(30, 5, 1));
+            }
+            b.finish()
+        };
+        let (dense, sparse) = (build(None), build(Some(u32::MAX - 1)));
+        assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
+        for (id, want) in [
+            (7, Some(defs[2].1)),
+            (3, Some(defs[1].1)),
+            (100, Some(defs[3].1)),
+            (0, None),
+            (8, None),
+            (101, None),
+            (u32::MAX, None),
+        ] {
+            assert_eq!(dense.get(id), want, "{id}");
+            assert_eq!(sparse.get(id), want, "{id}");
+            assert_eq!(dense.contains(id), want.is_some(), "{id}");
+        }
+        assert_eq!(sparse.get(u32::MAX - 1), Some(inst(30, 5, 1)));
+        assert_eq!(dense.get(u32::MAX - 1), None);
     }
 }

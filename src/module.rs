@@ -162,8 +162,9 @@ pub struct FunctionRange {
 pub struct Module<'w> {
     /// All words, host order.
     pub words: &'w [u32],
-    /// Module-level instructions, in order (everything before the first function).
-    pub globals: Vec<Inst>,
+    /// Where each module-level instruction starts (everything before the
+    /// first function), in order: [`Module::global`].
+    global_starts: Vec<u32>,
     /// Functions, in order.
     pub functions: Vec<FunctionRange>,
     /// Bit `k` (of word `k / 64`) is set when an instruction inside a
@@ -300,7 +301,14 @@ impl<'w> Module<'w> {
             ));
         }
         let n = words.len();
-        let mut globals = Vec::new();
+        // (Word indices are kept in 32 bits: `Defs`, the scan's facts.)
+        if u32::try_from(n).is_err() {
+            return Err(binary(
+                0,
+                format!("module has {n} words, more than the 4,294,967,295 supported"),
+            ));
+        }
+        let mut global_starts = Vec::new();
         let mut at = HEADER_WORDS;
         // Module scope: everything before the first function.
         while at < n {
@@ -309,7 +317,7 @@ impl<'w> Module<'w> {
                 OP_FUNCTION => break,
                 OP_FUNCTION_END => return Err(end_outside(inst)),
                 OP_LABEL => return Err(label_outside(inst)),
-                _ => globals.push(inst),
+                _ => global_starts.push(at as u32),
             }
             at = inst.end();
         }
@@ -388,12 +396,35 @@ impl<'w> Module<'w> {
             });
         }
         inst_starts[bits_at] |= bits;
+        global_starts.shrink_to_fit();
         Ok(Module {
             words,
-            globals,
+            global_starts,
             functions,
             inst_starts,
         })
+    }
+
+    /// The number of module-level instructions.
+    pub fn global_count(&self) -> usize {
+        self.global_starts.len()
+    }
+
+    /// The `k`th module-level instruction.
+    #[inline]
+    pub fn global(&self, k: usize) -> Inst {
+        let at = self.global_starts[k] as usize;
+        let first = self.words[at];
+        Inst {
+            at,
+            opcode: (first & 0xffff) as u16,
+            len: (first >> 16) as usize,
+        }
+    }
+
+    /// The module-level instructions, in order.
+    pub fn globals(&self) -> impl ExactSizeIterator<Item = Inst> + '_ {
+        (0..self.global_starts.len()).map(|k| self.global(k))
     }
 
     /// True when an instruction inside a function starts at word `k`.

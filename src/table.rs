@@ -78,8 +78,8 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
             ));
         }
     };
-    let var = match g.defs.get(&variable) {
-        Some(i) if i.opcode == op::Variable => *i,
+    let var = match g.defs.get(variable) {
+        Some(i) if i.opcode == op::Variable => i,
         Some(i) => {
             return Err(table_err(
                 i.byte_offset(),
@@ -119,7 +119,7 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
 /// `OpConstantNull`) of an array of 8-bit integers.
 fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
     let w = m.words;
-    let init = *g.defs.get(&init_id).ok_or_else(|| {
+    let init = g.defs.get(init_id).ok_or_else(|| {
         table_err(
             0,
             format!("initializer %{init_id} is not defined at module scope"),
@@ -127,7 +127,7 @@ fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
     })?;
     let at = init.byte_offset();
     let array_ty = w[init.at + 1];
-    let elem_ty = match g.defs.get(&array_ty) {
+    let elem_ty = match g.defs.get(array_ty) {
         Some(t) if t.opcode == op::TypeArray && t.len >= 4 => w[t.at + 2],
         _ => {
             return Err(table_err(
@@ -170,7 +170,7 @@ fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
                 ),
             )
         };
-        let Some(e) = g.defs.get(&elem) else {
+        let Some(e) = g.defs.get(elem) else {
             return Err(bad("is not defined at module scope"));
         };
         if w[e.at + 1] != elem_ty {
@@ -249,7 +249,7 @@ fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()
             continue;
         };
         let name = &table.predicates[i].name;
-        let def = g.defs.get(&target);
+        let def = g.defs.get(target);
         match def {
             Some(d)
                 if (d.opcode == op::SpecConstantTrue || d.opcode == op::SpecConstantFalse)

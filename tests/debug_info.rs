@@ -18,10 +18,9 @@ const OP_FUNCTION_CALL: u32 = spirv::Op::FunctionCall as u32;
 fn module_scope_ext_insts(bytes: &[u8]) -> Vec<Vec<u32>> {
     let (words, _) = words_from_bytes(bytes).unwrap();
     let m = Module::parse(&words).unwrap();
-    m.globals
-        .iter()
+    m.globals()
         .filter(|i| i.opcode == OP_EXT_INST)
-        .map(|i| m.inst_words(*i).to_vec())
+        .map(|i| m.inst_words(i).to_vec())
         .collect()
 }
 

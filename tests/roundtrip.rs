@@ -21,7 +21,7 @@ fn roundtrip(bytes: &[u8], what: &str) -> (Vec<u8>, Endian) {
     // The index covers the whole module: header, globals, then functions,
     // contiguous and in order.
     let mut at = rspv_specialize::module::HEADER_WORDS;
-    for g in &m.globals {
+    for g in m.globals() {
         assert_eq!(g.at, at, "{what}: gap before global at word {}", g.at);
         at = g.end();
     }

@@ -50,7 +50,7 @@ impl Analysis {
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(m, &closure, table.variable);
         let tw = sweep::TableWatch::new(&closure, &table_readers, table.variable, &|id| {
-            g.defs.contains_key(&id) && !shape.touch.contains(id)
+            g.defs.contains(id) && !shape.touch.contains(id)
         });
         let watch = IdSet::new(tw.watch.iter().copied(), n);
         let readers = shape.readers;

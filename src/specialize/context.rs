@@ -95,13 +95,13 @@ impl ChainShape {
             .collect();
         let site_set = IdSet::new(sites.iter().copied(), n);
         let mut chain: HashMap<u32, ()> = HashMap::default();
-        for inst in &m.globals {
+        for inst in m.globals() {
             // Only an `OpSpecConstantOp` can be a chain value (and
             // `Globals::scan` has decoded every instruction without error).
             if inst.opcode != op::SpecConstantOp {
                 continue;
             }
-            let w = m.inst_words(*inst);
+            let w = m.inst_words(inst);
             let in_chain = |x: u32| site_set.contains(x) || chain.contains_key(&x);
             if !w[1..].iter().any(|&x| in_chain(x)) {
                 continue;
@@ -123,9 +123,9 @@ impl ChainShape {
             }
         }
         let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
-        let readers = (0..m.globals.len())
+        let readers = (0..m.global_count())
             .filter(|&k| {
-                let inst = m.globals[k];
+                let inst = m.global(k);
                 !names_an_id(inst.opcode) && touch.any_in(&m.inst_words(inst)[1..])
             })
             .collect();
@@ -189,7 +189,7 @@ impl<'a> Context<'a> {
         let m = self.m;
         let sites = IdSet::new(self.site_value.keys().copied(), m.words.len());
         for &k in scope {
-            let inst = m.globals[k];
+            let inst = m.global(k);
             if names_an_id(inst.opcode) {
                 continue;
             }
@@ -339,8 +339,8 @@ impl<'a> Context<'a> {
 
     /// The integer value of a module-level `OpConstant` / `OpConstantNull`.
     pub fn int_constant(&self, id: u32) -> Option<u64> {
-        let inst = self.globals.defs.get(&id)?;
-        let w = self.m.inst_words(*inst);
+        let inst = self.globals.defs.get(id)?;
+        let w = self.m.inst_words(inst);
         self.globals.int_width.get(&w[1])?;
         match inst.opcode {
             op::Constant => Some(
@@ -359,7 +359,7 @@ impl<'a> Context<'a> {
         if let Some(id) = self.reps[b as usize] {
             return id;
         }
-        let pos = |id: &u32| self.globals.defs[id].at;
+        let pos = |id: &u32| self.globals.defs.get(*id).map_or(usize::MAX, |i| i.at);
         let usable = |id: &u32| pos(id) < self.first_reader;
         let existing = self
             .globals

@@ -37,7 +37,7 @@ pub struct Plan<'p> {
 pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
     let mut out = HashMap::default();
     for &k in ctx.readers {
-        let inst = m.globals[k];
+        let inst = m.global(k);
         if is_annotation(inst.opcode) {
             continue;
         }
@@ -74,7 +74,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
     let removed = plan.removed_ids;
     let sites = &ctx.site_value;
     let spec_id = spirv::Decoration::SpecId as u32;
-    for (k, &inst) in m.globals.iter().enumerate() {
+    for (k, inst) in m.globals().enumerate() {
         let w = m.inst_words(inst);
         if let Some(p) = result_pos(inst.opcode)
             && w.get(p).is_some_and(|&id| removed.contains(id))

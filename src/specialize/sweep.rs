@@ -205,14 +205,14 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
         if !seen.insert(id) {
             continue;
         }
-        let Some(&inst) = g.defs.get(&id) else {
+        let Some(inst) = g.defs.get(id) else {
             found.push((0, id));
             continue;
         };
         found.push((inst.at, id));
         let w = m.inst_words(inst);
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-            if matches!(role, Role::Use | Role::ResultType) && g.defs.contains_key(&w[pos]) {
+            if matches!(role, Role::Use | Role::ResultType) && g.defs.contains(w[pos]) {
                 stack.push(w[pos]);
             }
         });
@@ -251,7 +251,7 @@ impl TableReaders {
 pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
     let candidates = IdSet::new(closure.iter().copied(), m.words.len());
     let mut r = TableReaders::default();
-    for &inst in &m.globals {
+    for inst in m.globals() {
         let w = m.inst_words(inst);
         // Only an instruction with a closure id among its words can read
         // one: the others are not decoded.

@@ -35,9 +35,9 @@ pub(super) fn describe(
             sites.push(id);
             continue;
         }
-        let def = local_defs.get(&id).or_else(|| g.defs.get(&id));
+        let def = local_defs.get(&id).copied().or_else(|| g.defs.get(id));
         if let Some(d) = def {
-            let w = m.inst_words(*d);
+            let w = m.inst_words(d);
             let _ = crate::operands::for_each_id(w, d.byte_offset(), &|_| 1, &mut |pos, role| {
                 if role == crate::operands::Role::Use {
                     stack.push(w[pos]);

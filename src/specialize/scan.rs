@@ -90,20 +90,15 @@ impl Interest {
             .map_or(0, |k| self.sparse[k].1)
     }
 
-    /// The index of the first operand word of `body` (the words of a
-    /// function of `m`, from word `base` of the module), from `from` on,
-    /// that is of interest. Instruction headers are passed over: a header
-    /// can equal an id of interest (`len << 16 | opcode` is below the
-    /// bound of any module over 65,536 ids), and in a large module that
-    /// would be most instructions.
-    fn next_word(&self, m: &Module<'_>, base: usize, body: &[u32], from: usize) -> Option<usize> {
-        let operand = |k: usize| !m.starts_inst(base + k);
+    /// The index of the first word of `words`, from `from` on, that is of
+    /// interest.
+    fn next_word(&self, words: &[u32], from: usize) -> Option<usize> {
         if self.sparse.is_empty() {
-            next_word_dense(body, from, &self.dense, operand)
+            next_word_dense(words, from, &self.dense)
         } else {
-            let rest = body.get(from..)?;
-            (0..rest.len())
-                .find(|&p| self.class(rest[p]) != 0 && operand(from + p))
+            let rest = words.get(from..)?;
+            rest.iter()
+                .position(|&x| self.class(x) != 0)
                 .map(|p| from + p)
         }
     }
@@ -178,18 +173,32 @@ impl Scan {
         let mut touched = false;
         let watched_start = self.watched.len();
         let body = &w[f.start..f.end];
-        // Every word is looked up, instruction headers too (a header that
-        // happens to equal an id of interest only costs a look at its
-        // instruction). A call is found by its callee, a function id (a
-        // call of anything else cannot change which functions live).
-        let mut start = 0;
-        while let Some(k) = interest.next_word(m, f.start, body, start) {
-            // The parse checked every word count: nonzero and in range.
-            let at = m.inst_start(f.start + k);
-            let end = at + (w[at] >> 16) as usize;
-            let inst = &w[at..end];
-            touched |= self.scan_hit(inst, at * 4, interest)? & TOUCH != 0;
-            start = end - f.start;
+        // (The parse checked every word count: nonzero, and the
+        // instructions tile the function.)
+        let len = |at: usize| (body[at] >> 16) as usize;
+        // The `OpFunction` holds its own id, a function's: always looked at.
+        let mut at = len(0);
+        touched |= self.scan_hit(&body[..at], f.start * 4, interest)? & TOUCH != 0;
+        // Every word is looked up, instruction headers too. The
+        // instructions are walked only up to a word of interest, from the
+        // last one found; a header that happens to equal an id of
+        // interest (`len << 16 | opcode` is below the bound of any module
+        // over 65,536 ids) is passed over. A call is found by its callee,
+        // a function id (a call of anything else cannot change which
+        // functions live).
+        let mut from = at;
+        while let Some(k) = interest.next_word(body, from) {
+            let mut end = at + len(at);
+            while end <= k {
+                at = end;
+                end = at + len(at);
+            }
+            if k != at {
+                let inst = &body[at..end];
+                touched |= self.scan_hit(inst, (f.start + at) * 4, interest)? & TOUCH != 0;
+                at = end;
+            }
+            from = at.max(k + 1);
         }
         let watched = &mut self.watched[watched_start..];
         if watched.len() > 1 {
@@ -263,33 +272,21 @@ impl Scan {
 }
 
 /// [`Interest::next_word`] with a dense class table (its last entry 0):
-/// a branch-free lookup per word, eight words at a time; `operand(k)`
-/// tells whether word `k` is an operand, asked only of a word of
-/// interest.
+/// a branch-free lookup per word, eight words at a time.
 #[inline(never)]
-fn next_word_dense(
-    words: &[u32],
-    from: usize,
-    dense: &[u8],
-    operand: impl Fn(usize) -> bool,
-) -> Option<usize> {
+fn next_word_dense(words: &[u32], from: usize, dense: &[u8]) -> Option<usize> {
     let last = dense.len().checked_sub(1)?;
     // (Sliced so that the index, clamped to `last`, is seen to be in range.)
     let dense = &dense[..=last];
     let class = |x: u32| dense[(x as usize).min(last)];
     let rest = words.get(from..)?;
-    let first_hit = |c: &[u32], base: usize| {
-        (0..c.len())
-            .find(|&p| class(c[p]) != 0 && operand(base + p))
-            .map(|p| base + p)
-    };
+    let first_hit =
+        |c: &[u32], base: usize| c.iter().position(|&x| class(x) != 0).map(|p| base + p);
     let mut chunks = rest.chunks_exact(8);
     let mut base = from;
     for c in &mut chunks {
-        if c.iter().fold(0, |a, &x| a | class(x)) != 0
-            && let Some(k) = first_hit(c, base)
-        {
-            return Some(k);
+        if c.iter().fold(0, |a, &x| a | class(x)) != 0 {
+            return first_hit(c, base);
         }
         base += 8;
     }
@@ -414,26 +411,42 @@ mod tests {
         let words: Vec<u32> = (0..150u32)
             .map(|k| [1, 2, u32::MAX, 4, 9, 3, 1, 5, 2, 300, 70][(k * k % 23 % 11) as usize])
             .collect();
-        // (Say every fifth word of the module is an instruction's header,
-        // and `words` starts at module word 3.)
-        let base = 3;
-        let starts: Vec<u64> = (0..3)
-            .map(|i| {
-                (0..64)
-                    .filter(|b| (i * 64 + b) % 5 == 0)
-                    .fold(0, |m, b| m | 1 << b)
-            })
-            .collect();
         for from in 0..words.len() + 2 {
-            let want =
-                (from..words.len()).find(|&k| dense.class(words[k]) != 0 && (base + k) % 5 != 0);
-            let got = next_word_dense(&words, from, &dense.dense, |k| {
-                (starts[(base + k) / 64] >> ((base + k) % 64)) & 1 == 0
-            });
-            assert_eq!(got, want, "from {from}");
-            let sparse_want =
-                (from..words.len()).find(|&k| sparse.class(words[k]) != 0 && (base + k) % 5 != 0);
-            assert_eq!(sparse_want, want, "from {from}");
+            let want = (from..words.len()).find(|&k| dense.class(words[k]) != 0);
+            assert_eq!(
+                next_word_dense(&words, from, &dense.dense),
+                want,
+                "from {from}"
+            );
+            assert_eq!(dense.next_word(&words, from), want, "from {from}");
+            assert_eq!(sparse.next_word(&words, from), want, "from {from}");
+        }
+    }
+
+    /// An instruction whose first word equals a function id (any module
+    /// over 65,536 ids has such ones) is no reference to it; a later word
+    /// of interest is still found, in the instruction that holds it.
+    #[test]
+    fn headers_equal_to_an_id_are_passed_over() {
+        use crate::module::{MAGIC, header_word};
+        let load = header_word(4, spirv::Op::Load as u16);
+        let f = load;
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 300_000, 0];
+        w.extend([header_word(5, op::Function), 1, f, 0, 2]);
+        w.extend([header_word(2, op::Label), 10]);
+        w.extend([load, 1, 11, 12]);
+        w.extend([header_word(4, op::FunctionCall), 1, 13, f]);
+        let ret = header_word(1, spirv::Op::Return as u16);
+        w.extend([ret, header_word(1, op::FunctionEnd)]);
+        let m = Module::parse(&w).unwrap();
+        let none = IdSet::default();
+        // (A dense class table, then the sorted list.)
+        for module_words in [1 << 20, w.len()] {
+            let interest = Interest::new(&none, &[f], &none, module_words);
+            assert_eq!(interest.dense.is_empty(), module_words == w.len());
+            let s = Scan::new(&m, &interest).unwrap();
+            assert_eq!(s.callees(0), [f]);
+            assert!(s.fn_refs.is_empty() && !s.touched(0) && s.watched(0).is_empty());
         }
     }
 }

@@ -383,7 +383,9 @@ impl<'w> Module<'w> {
                 is_declaration,
             });
         }
+        // (Both lists are kept for the whole run: no spare capacity.)
         global_starts.shrink_to_fit();
+        functions.shrink_to_fit();
         Ok(Module {
             words,
             global_starts,

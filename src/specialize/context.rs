@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idset::IdSet;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, names_an_id, op};
+use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
@@ -143,7 +143,8 @@ impl<'a> Context<'a> {
         values: &HashMap<u32, bool>,
         readers: &'a [usize],
     ) -> Result<Context<'a>> {
-        let mut site_value = HashMap::default();
+        let sites = table.predicates.iter().map(|p| p.sites.len()).sum();
+        let mut site_value = HashMap::with_capacity_and_hasher(sites, Default::default());
         for p in &table.predicates {
             for &s in &p.sites {
                 site_value.insert(s, values[&p.spec_id]);
@@ -194,10 +195,13 @@ impl<'a> Context<'a> {
                 continue;
             }
             let w = m.inst_words(inst);
-            // Cheap test first: does any word name a site or a chain value?
-            let maybe = w[1..].iter().any(|x| {
-                sites.contains(*x)
-                    || (!self.module_chain.is_empty() && self.module_chain.contains_key(x))
+            // Cheap test first: does any word but the result name a site
+            // or a chain value? (Most readers are the sites' definitions.)
+            let result = result_pos(inst.opcode);
+            let maybe = w.iter().enumerate().skip(1).any(|(pos, x)| {
+                Some(pos) != result
+                    && (sites.contains(*x)
+                        || (!self.module_chain.is_empty() && self.module_chain.contains_key(x)))
             });
             if !maybe {
                 continue;

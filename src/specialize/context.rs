@@ -165,8 +165,15 @@ impl<'a> Context<'a> {
             bad_uses: Vec::new(),
             readers,
         };
-        ctx.module_scope(readers)?;
         let n = m.words.len();
+        let sites = IdSet::new(ctx.site_value.keys().copied(), n);
+        ctx.module_scope(readers, &sites)?;
+        if ctx.module_chain.is_empty() {
+            // The common case: the sites are the whole chain.
+            ctx.replaceable = sites.clone();
+            ctx.chain = sites;
+            return Ok(ctx);
+        }
         let chain_ids = ctx
             .site_value
             .keys()
@@ -186,9 +193,8 @@ impl<'a> Context<'a> {
 
     /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`
     /// logic and selects over chain values, and records other readers.
-    fn module_scope(&mut self, scope: &[usize]) -> Result<()> {
+    fn module_scope(&mut self, scope: &[usize], sites: &IdSet) -> Result<()> {
         let m = self.m;
-        let sites = IdSet::new(self.site_value.keys().copied(), m.words.len());
         for &k in scope {
             let inst = m.globals[k];
             if names_an_id(inst.opcode) {

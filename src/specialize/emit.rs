@@ -10,7 +10,7 @@
 use std::ops::Range;
 
 use crate::idbits::IdBits;
-use crate::module::{HEADER_WORDS, Module, literal_string_words, push_inst};
+use crate::module::{HEADER_WORDS, Module, header_word, literal_string_words, push_inst};
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
 use super::context::Context;
@@ -131,9 +131,14 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
             op::EntryPoint => {
                 let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
-                    let head = w[1..3 + n].iter().copied();
+                    // The head as it is (its first word fixed below), then
+                    // the interface ids that stay.
+                    let own = out.own();
+                    let at = own.len();
+                    own.extend_from_slice(&w[..3 + n]);
                     let iface = w[3 + n..].iter().copied().filter(|&t| !removed.contains(t));
-                    push_inst(out.own(), op::EntryPoint, head.chain(iface));
+                    own.extend(iface);
+                    own[at] = header_word(own.len() - at, op::EntryPoint);
                 } else {
                     out.input(inst.at..inst.end());
                 }

@@ -366,17 +366,9 @@ pub fn removable_table_ids(
     kept_function_mentions: &IdBits,
     table_variable: u32,
 ) -> Vec<u32> {
-    let mut out = Vec::with_capacity(closure.len() + 1);
-    out.push(table_variable);
-    // Only closure ids go here: bits up to the largest (a few ids past a
-    // bound proportional to the closure's length in a hash set).
-    let largest = closure
-        .iter()
-        .copied()
-        .max()
-        .unwrap_or(0)
-        .max(table_variable);
-    let mut gone_here = IdBits::new(largest.saturating_add(1), closure.len().saturating_mul(64));
+    let mut out = vec![table_variable];
+    let mut gone_here: HashSet<u32> =
+        HashSet::with_capacity_and_hasher(closure.len(), Default::default());
     gone_here.insert(table_variable);
     for &id in closure.iter().rev() {
         if id == table_variable
@@ -387,7 +379,7 @@ pub fn removable_table_ids(
         }
         let all_gone = readers
             .of(id)
-            .all(|r| removed.contains(r) || gone_here.contains(r));
+            .all(|r| removed.contains(r) || gone_here.contains(&r));
         if all_gone {
             gone_here.insert(id);
             out.push(id);

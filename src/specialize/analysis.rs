@@ -85,6 +85,17 @@ impl Analysis {
         })
     }
 
+    /// The place of function id `f` in `function_ids` (its last place,
+    /// when the module defines it twice).
+    pub(super) fn place(&self, f: u32) -> Option<usize> {
+        self.fact_of.get(f)
+    }
+
+    /// [`Analysis::place`] as an index.
+    pub(super) fn index(&self) -> &IdIndex {
+        &self.fact_of
+    }
+
     /// The callees of function `f` in the input, in order.
     pub(super) fn callees(&self, f: u32) -> &[u32] {
         self.fact_of

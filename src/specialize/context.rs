@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idset::IdSet;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, names_an_id, op};
+use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
@@ -143,7 +143,8 @@ impl<'a> Context<'a> {
         values: &HashMap<u32, bool>,
         readers: &'a [usize],
     ) -> Result<Context<'a>> {
-        let mut site_value = HashMap::default();
+        let sites = table.predicates.iter().map(|p| p.sites.len()).sum();
+        let mut site_value = HashMap::with_capacity_and_hasher(sites, Default::default());
         for p in &table.predicates {
             for &s in &p.sites {
                 site_value.insert(s, values[&p.spec_id]);
@@ -164,8 +165,15 @@ impl<'a> Context<'a> {
             bad_uses: Vec::new(),
             readers,
         };
-        ctx.module_scope(readers)?;
         let n = m.words.len();
+        let sites = IdSet::new(ctx.site_value.keys().copied(), n);
+        ctx.module_scope(readers, &sites)?;
+        if ctx.module_chain.is_empty() {
+            // The common case: the sites are the whole chain.
+            ctx.replaceable = sites.clone();
+            ctx.chain = sites;
+            return Ok(ctx);
+        }
         let chain_ids = ctx
             .site_value
             .keys()
@@ -185,19 +193,21 @@ impl<'a> Context<'a> {
 
     /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`
     /// logic and selects over chain values, and records other readers.
-    fn module_scope(&mut self, scope: &[usize]) -> Result<()> {
+    fn module_scope(&mut self, scope: &[usize], sites: &IdSet) -> Result<()> {
         let m = self.m;
-        let sites = IdSet::new(self.site_value.keys().copied(), m.words.len());
         for &k in scope {
             let inst = m.global(k);
             if names_an_id(inst.opcode) {
                 continue;
             }
             let w = m.inst_words(inst);
-            // Cheap test first: does any word name a site or a chain value?
-            let maybe = w[1..].iter().any(|x| {
-                sites.contains(*x)
-                    || (!self.module_chain.is_empty() && self.module_chain.contains_key(x))
+            // Cheap test first: does any word but the result name a site
+            // or a chain value? (Most readers are the sites' definitions.)
+            let result = result_pos(inst.opcode);
+            let maybe = w.iter().enumerate().skip(1).any(|(pos, x)| {
+                Some(pos) != result
+                    && (sites.contains(*x)
+                        || (!self.module_chain.is_empty() && self.module_chain.contains_key(x)))
             });
             if !maybe {
                 continue;

@@ -9,9 +9,8 @@
 
 use std::ops::Range;
 
-use crate::fastmap::{Map as HashMap, Set as HashSet};
 use crate::idbits::IdBits;
-use crate::module::{HEADER_WORDS, Module, literal_string_words, push_inst};
+use crate::module::{HEADER_WORDS, Module, header_word, literal_string_words, push_inst};
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
 use super::context::Context;
@@ -21,45 +20,64 @@ use super::output::Pieces;
 pub struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
     pub removed_ids: &'p IdBits,
-    /// Functions that go.
-    pub removed_functions: &'p HashSet<u32>,
-    /// Where the new words of each rewritten function are in the buffer
-    /// of new words that [`emit`] is given, by function id.
-    pub rewritten: &'p HashMap<u32, Range<usize>>,
+    /// What becomes of each function, in module order.
+    pub functions: Vec<Fate>,
     /// New words of module-scope instructions whose operands changed, by
-    /// index into `Module::globals`.
-    pub global_rewrites: &'p HashMap<usize, Vec<u32>>,
+    /// index into `Module::globals`, in that order.
+    pub global_rewrites: &'p [(usize, Vec<u32>)],
+}
+
+/// What becomes of one function.
+pub enum Fate {
+    /// Its words stay as they are.
+    Kept,
+    /// It goes.
+    Removed,
+    /// Its new words are this range of the buffer of new words that
+    /// [`emit`] is given.
+    Rewritten(Range<usize>),
 }
 
 /// Rewrites module-scope instructions that read predicates or folded
 /// module-scope values, returning new words by global index. Run before
 /// [`emit`], so that every replacement constant is chosen first.
-pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> HashMap<usize, Vec<u32>> {
-    let mut out = HashMap::default();
+pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usize, Vec<u32>)> {
+    let mut out = Vec::new();
+    let mut positions = Vec::new();
     for &k in ctx.readers {
         let inst = m.global(k);
         if is_annotation(inst.opcode) {
             continue;
         }
         let w = m.inst_words(inst);
-        let mut positions = Vec::new();
+        // Only an operand that may be replaced can change: most readers
+        // are the predicate sites' own definitions.
+        let result = result_pos(inst.opcode);
+        if !w
+            .iter()
+            .enumerate()
+            .skip(1)
+            .any(|(pos, &x)| Some(pos) != result && ctx.may_replace(x))
+        {
+            continue;
+        }
+        positions.clear();
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if role == Role::Use {
                 positions.push(pos);
             }
         });
-        let mut new = w.to_vec();
-        let mut changed = false;
-        for pos in positions {
+        let mut new: Option<Vec<u32>> = None;
+        for &pos in &positions {
             if let Some(r) = ctx.global_replacement(w[pos]) {
-                new[pos] = r;
-                changed = true;
+                new.get_or_insert_with(|| w.to_vec())[pos] = r;
             }
         }
-        if changed {
-            out.insert(k, new);
+        if let Some(new) = new {
+            out.push((k, new));
         }
     }
+    out.sort_unstable_by_key(|(k, _)| *k);
     out
 }
 
@@ -74,7 +92,9 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
     let removed = plan.removed_ids;
     let sites = &ctx.site_value;
     let spec_id = spirv::Decoration::SpecId as u32;
+    let mut global_rewrites = plan.global_rewrites.iter().peekable();
     for (k, inst) in m.globals().enumerate() {
+        while global_rewrites.next_if(|(at, _)| *at < k).is_some() {}
         let w = m.inst_words(inst);
         if let Some(p) = result_pos(inst.opcode)
             && w.get(p).is_some_and(|&id| removed.contains(id))
@@ -111,9 +131,14 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
             op::EntryPoint => {
                 let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
-                    let head = w[1..3 + n].iter().copied();
+                    // The head as it is (its first word fixed below), then
+                    // the interface ids that stay.
+                    let own = out.own();
+                    let at = own.len();
+                    own.extend_from_slice(&w[..3 + n]);
                     let iface = w[3 + n..].iter().copied().filter(|&t| !removed.contains(t));
-                    push_inst(out.own(), op::EntryPoint, head.chain(iface));
+                    own.extend(iface);
+                    own[at] = header_word(own.len() - at, op::EntryPoint);
                 } else {
                     out.input(inst.at..inst.end());
                 }
@@ -126,8 +151,8 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
                 };
                 push_inst(out.own(), opcode, [w[1], w[2]]);
             }
-            _ => match plan.global_rewrites.get(&k) {
-                Some(new) => out.own().extend_from_slice(new),
+            _ => match global_rewrites.next_if(|(at, _)| *at == k) {
+                Some((_, new)) => out.own().extend_from_slice(new),
                 None => out.input(inst.at..inst.end()),
             },
         }
@@ -143,13 +168,11 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
         }
         out.own_since(start);
     }
-    for f in &m.functions {
-        if plan.removed_functions.contains(&f.id) {
-            continue;
-        }
-        match plan.rewritten.get(&f.id) {
-            Some(new) => out.own_range(new.clone()),
-            None => out.input(f.start..f.end),
+    for (f, fate) in m.functions.iter().zip(&plan.functions) {
+        match fate {
+            Fate::Kept => out.input(f.start..f.end),
+            Fate::Removed => {}
+            Fate::Rewritten(new) => out.own_range(new.clone()),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! every predicate alike share one rewrite.
 
 use crate::error::{Error, Result, UnresolvedUse};
-use crate::fastmap::{Map as HashMap, Set as HashSet};
+use crate::fastmap::Map as HashMap;
 use crate::globals::Globals;
 use crate::idbits::IdBits;
 use crate::inspect::Resolved;
@@ -139,7 +139,8 @@ impl<'w> Prepared<'w> {
     ) -> Result<Output<'w>> {
         let m = &self.m;
         let dead = self.dead_functions(a, &rewrites);
-        self.check_unresolved(a, &ctx, &rewrites, &dead)?;
+        let is_dead = |id: u32| a.place(id).is_some_and(|k| dead[k]);
+        self.check_unresolved(a, &ctx, &rewrites, &is_dead)?;
         // Module scope: rewrite readers (choosing the last replacement
         // constants), then sweep what goes.
         let global_rewrites = emit::rewrite_globals(m, &mut ctx);
@@ -149,12 +150,20 @@ impl<'w> Prepared<'w> {
                 "no id left below 2^32 for a new constant",
             ));
         }
-        let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &dead, &mut report);
+        let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
+        let functions = m
+            .functions
+            .iter()
+            .map(|f| match rewrites.of(a, f.id) {
+                _ if is_dead(f.id) => emit::Fate::Removed,
+                Some(d) => emit::Fate::Rewritten(d.range.clone()),
+                None => emit::Fate::Kept,
+            })
+            .collect();
         let plan = emit::Plan {
             removed_ids: &removed_ids,
-            removed_functions: &dead,
-            rewritten: &rewrites.ranges,
+            functions,
             global_rewrites: &global_rewrites,
         };
         let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
@@ -175,9 +184,8 @@ impl<'w> Prepared<'w> {
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites {
             words: Vec::new(),
-            ranges: HashMap::default(),
-            callees: HashMap::default(),
-            watched: HashMap::default(),
+            done: Vec::new(),
+            by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
@@ -207,23 +215,28 @@ impl<'w> Prepared<'w> {
             if !bad.0.is_empty() {
                 rewrites.bad.push((f.id, bad.0, bad.1));
             }
-            rewrites.callees.insert(f.id, callees);
-            rewrites.watched.insert(
-                f.id,
-                scan::watched_ids(&rewrites.words[range.clone()], &a.watch, false)?,
-            );
-            rewrites.ranges.insert(f.id, range);
+            let watched = scan::watched_ids(&rewrites.words[range.clone()], &a.watch, false)?;
+            // By id: a later function of the same id takes its place.
+            if let Some(place) = a.place(f.id) {
+                rewrites.by_place[place] = rewrites.done.len() as u32;
+            }
+            rewrites.done.push(Done {
+                range,
+                callees,
+                watched,
+            });
         }
         Ok(rewrites)
     }
 
-    /// Functions no root reaches once the rewrites have dropped dead calls.
-    fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> HashSet<u32> {
-        let callees = |f: u32| match rewrites.callees.get(&f) {
-            Some(c) => c.as_slice(),
+    /// Functions no root reaches once the rewrites have dropped dead
+    /// calls, by place in `a.function_ids` ([`Analysis::place`]).
+    fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> Vec<bool> {
+        let callees = |f: u32| match rewrites.of(a, f) {
+            Some(d) => d.callees.as_slice(),
             None => a.callees(f),
         };
-        sweep::dead_functions(&a.function_ids, &a.roots, &callees)
+        sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees)
     }
 
     /// Fails the run if a predicate value is still used where it cannot be
@@ -233,7 +246,7 @@ impl<'w> Prepared<'w> {
         a: &Analysis,
         ctx: &Context<'_>,
         rewrites: &Rewrites,
-        dead: &HashSet<u32>,
+        is_dead: &dyn Fn(u32) -> bool,
     ) -> Result<()> {
         let (m, g, table) = (&self.m, &self.g, &a.table);
         let mut unresolved: Vec<UnresolvedUse> = Vec::new();
@@ -250,7 +263,7 @@ impl<'w> Prepared<'w> {
                 &HashMap::default(),
             ));
         }
-        for (fid, uses, defs) in rewrites.bad.iter().filter(|(f, _, _)| !dead.contains(f)) {
+        for (fid, uses, defs) in rewrites.bad.iter().filter(|(f, _, _)| !is_dead(*f)) {
             for b in uses {
                 unresolved.push(describe(
                     m,
@@ -282,13 +295,13 @@ impl<'w> Prepared<'w> {
         a: &Analysis,
         ctx: &Context<'_>,
         rewrites: &mut Rewrites,
-        dead: &HashSet<u32>,
+        is_dead: &dyn Fn(u32) -> bool,
         report: &mut Report,
     ) -> IdBits {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
         for f in &m.functions {
-            if dead.contains(&f.id) {
+            if is_dead(f.id) {
                 report.functions_removed.push(self.g.function_name(f.id));
                 removed_ids.insert(f.id);
                 for inst in crate::module::insts(m.words, f.start, f.end) {
@@ -315,17 +328,14 @@ impl<'w> Prepared<'w> {
             .functions
             .iter()
             .enumerate()
-            .filter(|(_, f)| !dead.contains(&f.id));
+            .filter(|(_, f)| !is_dead(f.id));
         let kept_mentions = a.kept_mentions(
             m,
             &removed_ids,
             kept.map(|(k, f)| {
-                let words = rewrites
-                    .ranges
-                    .get(&f.id)
-                    .map(|r| &rewrites.words[r.clone()]);
-                let watched = rewrites.watched.get(&f.id).map(Vec::as_slice);
-                (k, words.zip(watched))
+                let done = rewrites.of(a, f.id);
+                let rewritten = done.map(|d| (&rewrites.words[d.range.clone()], &d.watched[..]));
+                (k, rewritten)
             }),
         );
         let table_ids = sweep::removable_table_ids(
@@ -345,16 +355,15 @@ impl<'w> Prepared<'w> {
 pub(super) type RewriteFn<'r> =
     dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Arc<function::Rewritten>> + 'r;
 
-/// What the function rewrites of one run produced, by function id.
+/// What the function rewrites of one run produced.
 pub(super) struct Rewrites {
     /// The new words of every rewritten function, one after the other.
     words: Vec<u32>,
-    /// Where each rewritten function's words are in `words`.
-    ranges: HashMap<u32, std::ops::Range<usize>>,
-    /// Callees each rewritten function still calls.
-    callees: HashMap<u32, Vec<u32>>,
-    /// Table-closure ids each rewritten function still mentions.
-    watched: HashMap<u32, Vec<u32>>,
+    /// Each rewritten function, in module order.
+    done: Vec<Done>,
+    /// By place of a function id ([`Analysis::place`]): the index in
+    /// `done` of the last rewrite of a function of that id, or [`NONE`].
+    by_place: Vec<u32>,
     /// Result ids the rewrites deleted.
     removed_ids: IdBits,
     /// Unresolved uses, with the function's chain definitions for messages.
@@ -363,6 +372,28 @@ pub(super) struct Rewrites {
         Vec<function::BadUse>,
         HashMap<u32, crate::module::Inst>,
     )>,
+}
+
+/// No rewrite in [`Rewrites::by_place`].
+const NONE: u32 = u32::MAX;
+
+/// One function's rewrite.
+struct Done {
+    /// Where its words are in [`Rewrites::words`].
+    range: std::ops::Range<usize>,
+    /// Callees it still calls.
+    callees: Vec<u32>,
+    /// Table-closure ids it still mentions.
+    watched: Vec<u32>,
+}
+
+impl Rewrites {
+    /// The rewrite of the function with id `f`, if it was rewritten (the
+    /// last one of that id, when the module defines it twice).
+    fn of(&self, a: &Analysis, f: u32) -> Option<&Done> {
+        let k = *self.by_place.get(a.place(f)?)?;
+        self.done.get(k as usize)
+    }
 }
 
 /// Values of every predicate for the target, in table order.

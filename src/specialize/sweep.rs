@@ -165,17 +165,19 @@ fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> V
 }
 
 /// Functions to remove: those the rewritten call graph (`callees`) no
-/// longer reaches from `roots` (see [`liveness_roots`]).
+/// longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
+/// (`index`; only each id's place there counts).
 pub fn dead_functions<'c>(
     all: &[u32],
+    index: &IdIndex,
     roots: &[u32],
     callees: &dyn Fn(u32) -> &'c [u32],
-) -> HashSet<u32> {
-    let reached = reach(roots.iter().copied(), callees);
-    all.iter()
-        .copied()
-        .filter(|f| !reached.contains(f))
-        .collect()
+) -> Vec<bool> {
+    let mut dead = reach_dense(all, index, roots.iter().copied(), callees);
+    for d in &mut dead {
+        *d = !*d;
+    }
+    dead
 }
 
 /// Functions reachable from `starts` along `callees` (iterative).
@@ -451,8 +453,11 @@ mod tests {
             (8, &[8]),
         ]);
         let callees = |f: u32| after.get(&f).map_or(&[][..], Vec::as_slice);
-        let mut dead: Vec<u32> = dead_functions(&all, &roots(&all, &[1], &g), &callees)
-            .into_iter()
+        let index = IdIndex::new(&all, 0);
+        let dead_at = dead_functions(&all, &index, &roots(&all, &[1], &g), &callees);
+        let mut dead: Vec<u32> = (0..all.len())
+            .filter(|&k| dead_at[k])
+            .map(|k| all[k])
             .collect();
         dead.sort_unstable();
         assert_eq!(dead, [4, 5, 7]);

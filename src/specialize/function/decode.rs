@@ -64,6 +64,8 @@ pub(in crate::specialize) struct Func<'m> {
     /// True when no two instructions define the same id (always, in a
     /// valid module): then `def[result[i]] == i` for every result.
     pub(super) unique_results: bool,
+    /// The number of `OpFunctionCall`s (the most callees a rewrite lists).
+    pub(super) calls: usize,
 }
 
 /// The allocations of a [`Func`], kept between the functions of one run so
@@ -164,6 +166,7 @@ impl<'m> Func<'m> {
             uses: cleared(&mut bufs.uses),
             tracked: cleared(&mut bufs.tracked),
             unique_results: true,
+            calls: 0,
         }
     }
 
@@ -198,6 +201,7 @@ impl<'m> Func<'m> {
         tracked_ids.clear();
         for inst in insts(words, start, end) {
             self.insts.push(inst);
+            self.calls += (inst.opcode == op::FunctionCall) as usize;
             if inst.opcode == op::Function {
                 continue;
             }

@@ -7,7 +7,10 @@
 //! Every id operand is checked against the header's bound (as the rest of
 //! the pass does for what it reads), but most instructions have a flat
 //! layout ([`flat_ids`]) checked with one comparison per word; only the
-//! others go through the grammar walker.
+//! others go through the grammar walker. Most instructions of a rewritten
+//! function are passed over: a flat layout (known from the opcode's
+//! [`Shape`]) whose words are all in-range ids, none of them one the
+//! rewrite watches, only defines its result; the others are decoded.
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};

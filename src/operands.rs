@@ -226,6 +226,55 @@ pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
     }
 }
 
+/// What the per-function decode needs of an opcode to pass over an
+/// instruction without decoding it (see [`shapes`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// Word index of the result id (0: none), as [`result_pos`].
+    pub result: u8,
+    /// The fewest words of a [`flat_ids`] layout, when the opcode has one
+    /// whose words `1..` may all be ids (0: no such layout). With at least
+    /// this many words the layout is flat; with [`Shape::exact`], only
+    /// when [`flat_ids`] says so.
+    pub flat_min: u8,
+    /// True when the words must be looked at to know that the layout is
+    /// flat (`OpPhi`'s pairs, a memory-access mask).
+    pub exact: bool,
+}
+
+/// [`Shape`] of every opcode, indexed by opcode (an opcode past the end
+/// has none): one look-up per instruction for a scan that passes over
+/// most of them.
+pub fn shapes() -> &'static [Shape] {
+    static TABLE: OnceLock<Vec<Shape>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let max = INSTRUCTION_TABLE
+            .iter()
+            .map(|i| i.opcode as usize)
+            .max()
+            .unwrap_or(0);
+        let mut t = vec![Shape::default(); max + 1];
+        for inst in INSTRUCTION_TABLE.iter() {
+            let e = entry(inst.opcode as u16).expect("every grammar opcode has an entry");
+            let result = e.result_pos.unwrap_or(0) as u8;
+            let (flat_min, exact) = match e.simple {
+                Some(s) => {
+                    let fixed_end = 1 + s.has_type as usize + s.has_result as usize + s.fixed;
+                    let exact = matches!(s.tail, Tail::IdPairs | Tail::MemoryAccess);
+                    (u8::try_from(fixed_end).unwrap_or(0), exact)
+                }
+                None => (0, false),
+            };
+            t[inst.opcode as usize] = Shape {
+                result,
+                flat_min,
+                exact,
+            };
+        }
+        t
+    })
+}
+
 /// Calls `f(word_index_within_inst, role)` for every id-bearing word of the
 /// instruction `words` (its first word included in the slice).
 /// `switch_literal_words(selector)` tells how many words each `OpSwitch` case
@@ -690,6 +739,35 @@ mod tests {
             }
         }
         assert!(flat > 1000, "only {flat} flat layouts tried");
+    }
+
+    #[test]
+    fn shapes_agree_with_flat_ids() {
+        let shapes = shapes();
+        let mut passed = 0;
+        for inst in INSTRUCTION_TABLE.iter() {
+            let shape = shapes[inst.opcode as usize];
+            assert_eq!(
+                shape.result as usize,
+                result_pos(inst.opcode as u16).unwrap_or(0)
+            );
+            for len in 1..9usize {
+                let mut words = vec![7u32; len];
+                words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                let flat = flat_ids(&words);
+                let by_shape = shape.flat_min > 0 && len >= shape.flat_min as usize;
+                if shape.exact {
+                    assert!(by_shape || flat.is_none(), "{words:?}");
+                } else {
+                    assert_eq!(by_shape, flat.is_some(), "{words:?}");
+                }
+                if let Some(f) = flat {
+                    assert_eq!(f.result, shape.result as usize, "{words:?}");
+                    passed += 1;
+                }
+            }
+        }
+        assert!(passed > 1000, "only {passed} flat layouts tried");
     }
 
     /// `for_each_id` through the grammar walker only (no [`Simple`] layout).

@@ -7,11 +7,14 @@
 //! Every id operand is checked against the header's bound (as the rest of
 //! the pass does for what it reads), but most instructions have a flat
 //! layout ([`flat_ids`]) checked with one comparison per word; only the
-//! others go through the grammar walker.
+//! others go through the grammar walker. Most instructions of a rewritten
+//! function are passed over: a flat layout (known from the opcode's
+//! [`Shape`]) whose words are all in-range ids, none of them one the
+//! rewrite watches, only defines its result; the others are decoded.
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, check_inst_id, insts, must_be_id};
-use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op, result_pos};
+use crate::operands::{FlatIds, Role, Shape, flat_ids, for_each_id, op, result_pos, shapes};
 
 use super::super::context::Context;
 use super::local_ids::{LocalMap, Window};
@@ -64,6 +67,8 @@ pub(in crate::specialize) struct Func<'m> {
     /// True when no two instructions define the same id (always, in a
     /// valid module): then `def[result[i]] == i` for every result.
     pub(super) unique_results: bool,
+    /// The number of `OpFunctionCall`s (the most callees a rewrite lists).
+    pub(super) calls: usize,
 }
 
 /// The allocations of a [`Func`], kept between the functions of one run so
@@ -164,6 +169,7 @@ impl<'m> Func<'m> {
             uses: cleared(&mut bufs.uses),
             tracked: cleared(&mut bufs.tracked),
             unique_results: true,
+            calls: 0,
         }
     }
 
@@ -193,14 +199,19 @@ impl<'m> Func<'m> {
     /// results of tracked instructions in `tracked_ids`.
     fn read_insts(&mut self, start: usize, end: usize, tracked_ids: &mut Vec<u32>) -> (u32, u32) {
         let words = self.words;
+        let shapes = shapes();
         let (mut lo, mut hi) = (u32::MAX, 0u32);
         tracked_ids.clear();
         for inst in insts(words, start, end) {
             self.insts.push(inst);
+            self.calls += (inst.opcode == op::FunctionCall) as usize;
             if inst.opcode == op::Function {
                 continue;
             }
-            if let Some(p) = result_pos(inst.opcode).filter(|&p| p < inst.len) {
+            let p = shapes
+                .get(inst.opcode as usize)
+                .map_or(0, |s| s.result as usize);
+            if p > 0 && p < inst.len {
                 let id = words[inst.at + p];
                 lo = lo.min(id);
                 hi = hi.max(id);
@@ -242,6 +253,7 @@ impl<'m> Func<'m> {
     fn walk_ids(&mut self, m: &Module<'m>, ctx: &Context<'_>, fname: &str) -> Result<()> {
         let words = self.words;
         let bound = m.bound();
+        let shapes = shapes();
         let n = self.insts.len();
         self.id_start.resize(n + 1, 0);
         self.result.resize(n, 0);
@@ -273,9 +285,17 @@ impl<'m> Func<'m> {
             }
             self.id_start[i] = self.id_list.len() as u32;
             let checked = |f: &FlatIds| iw[1..f.checked_end].iter().all(|&x| x != 0 && x < bound);
-            let (result, mentions) = match flat_ids(iw).filter(checked) {
-                Some(flat) => self.flat_inst(i, iw, flat, ctx),
-                None => self.walked_inst(m, i, ctx)?,
+            let (result, mentions) = if let Some(result) = self.passed_over(iw, shapes, bound, ctx)
+            {
+                if result != 0 && self.def.insert(result, i).is_some() {
+                    self.unique_results = false;
+                }
+                (result, false)
+            } else {
+                match flat_ids(iw).filter(checked) {
+                    Some(flat) => self.flat_inst(i, iw, flat, ctx),
+                    None => self.walked_inst(m, i, ctx)?,
+                }
             };
             self.result[i] = result;
             self.mentions[i] = mentions;
@@ -295,6 +315,37 @@ impl<'m> Func<'m> {
         }
         self.uses.sort_unstable();
         Ok(())
+    }
+
+    /// The result (0: none) of an instruction, words `iw`, that needs no
+    /// decoding: a flat layout ([`flat_ids`]) whose every word after the
+    /// header is an id in range (so every id is checked) and none an id the
+    /// emitter must look at (so nothing of it is recorded but its result).
+    /// `None` when it must be decoded.
+    #[inline]
+    fn passed_over(
+        &self,
+        iw: &[u32],
+        shapes: &[Shape],
+        bound: u32,
+        ctx: &Context<'_>,
+    ) -> Option<u32> {
+        let shape = shapes.get((iw[0] & 0xffff) as usize)?;
+        if shape.flat_min == 0 || iw.len() < shape.flat_min as usize {
+            return None;
+        }
+        let watched = |x: u32| self.followed(x) || ctx.may_replace(x);
+        if iw[1..].iter().any(|&x| x == 0 || x >= bound || watched(x)) {
+            return None;
+        }
+        if shape.exact && flat_ids(iw).is_none() {
+            return None;
+        }
+        Some(if shape.result > 0 {
+            iw[shape.result as usize]
+        } else {
+            0
+        })
     }
 
     /// Records instruction `i`'s use of `id`; true when the emitter must

@@ -206,6 +206,7 @@ fn rewrite_blocks(
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
         removed_ids: Vec::with_capacity(substituted + dead_ids),
+        callees: Vec::with_capacity(f.calls),
         ..Rewritten::default()
     };
     let e = Emitter {

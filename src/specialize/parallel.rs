@@ -22,12 +22,19 @@ pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
         work();
         return;
     }
-    // The calling thread is one of the workers.
+    // The calling thread is one of the workers. Each spawned worker is
+    // joined explicitly: a join returns once the thread has exited, so
+    // everything std and glibc allocated for it (its handle, its boxed
+    // closure, thread-local destructor records) is freed before this
+    // returns; the scope's own wait only sees the closures finish. A
+    // worker that panicked (a bug: jobs guard themselves) leaves its job's
+    // result unset, which `map_parallel` reports as `None`.
     std::thread::scope(|s| {
-        for _ in 1..workers {
-            s.spawn(&work);
-        }
+        let spawned: Vec<_> = (1..workers).map(|_| s.spawn(&work)).collect();
         work();
+        for worker in spawned {
+            let _ = worker.join();
+        }
     });
 }
 

@@ -258,15 +258,6 @@ fn no_function_end(start: usize, id: u32) -> crate::error::Error {
     binary(start * 4, format!("function %{id} has no OpFunctionEnd"))
 }
 
-/// The error for an `OpFunction` at word `at`, inside a function.
-#[cold]
-fn nested_function(at: usize) -> crate::error::Error {
-    binary(
-        at * 4,
-        "OpFunction inside a function (missing OpFunctionEnd)",
-    )
-}
-
 /// The error for an `OpLabel` outside a function.
 #[cold]
 fn label_outside(inst: Inst) -> crate::error::Error {
@@ -369,9 +360,10 @@ impl<'w> Module<'w> {
             // instructions once their word count is checked.
             let mut is_declaration = true;
             loop {
-                let Some(&first) = words.get(at) else {
+                if at >= n {
                     return Err(no_function_end(start, id));
-                };
+                }
+                let first = words[at];
                 let len = (first >> 16) as usize;
                 // (One comparison: a count of 0 wraps around.)
                 if len.wrapping_sub(1) >= n - at {
@@ -379,17 +371,20 @@ impl<'w> Module<'w> {
                 }
                 mark(at);
                 let opcode = (first & 0xffff) as u16;
-                if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
+                if opcode == OP_LABEL && is_declaration {
+                    is_declaration = false;
+                } else if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
                     // OpFunction, OpFunctionParameter or OpFunctionEnd.
                     if opcode == OP_FUNCTION_END {
                         break;
                     }
                     if opcode == OP_FUNCTION {
-                        return Err(nested_function(at));
+                        return Err(binary(
+                            at * 4,
+                            "OpFunction inside a function (missing OpFunctionEnd)",
+                        ));
                     }
                 }
-                // (Without a branch: labels are a fifth of all instructions.)
-                is_declaration &= opcode != OP_LABEL;
                 at += len;
             }
             at += (words[at] >> 16) as usize;

@@ -227,8 +227,10 @@ impl PackedInst {
 
 /// Module-level definitions by result id (an id defined twice maps to its
 /// last definition). Compact: 8 bytes per definition, and an index of 4
-/// bytes per id up to the largest defined one when that is not much more
-/// than the definitions (else the ids sorted, searched by halving).
+/// bytes per id up to the largest defined one when that is at most four
+/// times the definitions, 65,536 at least (else the ids sorted, searched
+/// by halving: at most 24 bytes per definition either way, where a hash
+/// map of `Inst` took 33).
 #[derive(Debug, Default)]
 pub struct Defs {
     /// The definitions, in module order (dense) or by id (sparse).
@@ -278,7 +280,7 @@ impl DefsBuilder {
     /// The finished index.
     fn finish(mut self) -> Defs {
         let n = self.defs.len();
-        if (self.max as usize) <= n.saturating_mul(2).max(1 << 16) {
+        if (self.max as usize) <= n.saturating_mul(4).max(1 << 16) {
             let mut dense = vec![0u32; self.max as usize + 1];
             for (k, &(id, _)) in self.defs.iter().enumerate() {
                 dense[id as usize] = k as u32 + 1;

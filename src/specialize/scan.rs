@@ -90,15 +90,20 @@ impl Interest {
             .map_or(0, |k| self.sparse[k].1)
     }
 
-    /// The index of the first word of `words`, from `from` on, that is of
-    /// interest.
-    fn next_word(&self, words: &[u32], from: usize) -> Option<usize> {
+    /// The index of the first operand word of `body` (the words of a
+    /// function of `m`, from word `base` of the module), from `from` on,
+    /// that is of interest. Instruction headers are passed over: a header
+    /// can equal an id of interest (`len << 16 | opcode` is below the
+    /// bound of any module over 65,536 ids), and in a large module that
+    /// would be most instructions.
+    fn next_word(&self, m: &Module<'_>, base: usize, body: &[u32], from: usize) -> Option<usize> {
+        let operand = |k: usize| !m.starts_inst(base + k);
         if self.sparse.is_empty() {
-            next_word_dense(words, from, &self.dense)
+            next_word_dense(body, from, &self.dense, operand)
         } else {
-            let rest = words.get(from..)?;
-            rest.iter()
-                .position(|&x| self.class(x) != 0)
+            let rest = body.get(from..)?;
+            (0..rest.len())
+                .find(|&p| self.class(rest[p]) != 0 && operand(from + p))
                 .map(|p| from + p)
         }
     }
@@ -173,32 +178,18 @@ impl Scan {
         let mut touched = false;
         let watched_start = self.watched.len();
         let body = &w[f.start..f.end];
-        // (The parse checked every word count: nonzero, and the
-        // instructions tile the function.)
-        let len = |at: usize| (body[at] >> 16) as usize;
-        // The `OpFunction` holds its own id, a function's: always looked at.
-        let mut at = len(0);
-        touched |= self.scan_hit(&body[..at], f.start * 4, interest)? & TOUCH != 0;
-        // Every word is looked up, instruction headers too. The
-        // instructions are walked only up to a word of interest, from the
-        // last one found; a header that happens to equal an id of
-        // interest (`len << 16 | opcode` is below the bound of any module
-        // over 65,536 ids) is passed over. A call is found by its callee,
-        // a function id (a call of anything else cannot change which
-        // functions live).
-        let mut from = at;
-        while let Some(k) = interest.next_word(body, from) {
-            let mut end = at + len(at);
-            while end <= k {
-                at = end;
-                end = at + len(at);
-            }
-            if k != at {
-                let inst = &body[at..end];
-                touched |= self.scan_hit(inst, (f.start + at) * 4, interest)? & TOUCH != 0;
-                at = end;
-            }
-            from = at.max(k + 1);
+        // Every word is looked up, instruction headers too (a header that
+        // happens to equal an id of interest only costs a look at its
+        // instruction). A call is found by its callee, a function id (a
+        // call of anything else cannot change which functions live).
+        let mut start = 0;
+        while let Some(k) = interest.next_word(m, f.start, body, start) {
+            // The parse checked every word count: nonzero and in range.
+            let at = m.inst_start(f.start + k);
+            let end = at + (w[at] >> 16) as usize;
+            let inst = &w[at..end];
+            touched |= self.scan_hit(inst, at * 4, interest)? & TOUCH != 0;
+            start = end - f.start;
         }
         let watched = &mut self.watched[watched_start..];
         if watched.len() > 1 {
@@ -272,21 +263,33 @@ impl Scan {
 }
 
 /// [`Interest::next_word`] with a dense class table (its last entry 0):
-/// a branch-free lookup per word, eight words at a time.
+/// a branch-free lookup per word, eight words at a time; `operand(k)`
+/// tells whether word `k` is an operand, asked only of a word of
+/// interest.
 #[inline(never)]
-fn next_word_dense(words: &[u32], from: usize, dense: &[u8]) -> Option<usize> {
+fn next_word_dense(
+    words: &[u32],
+    from: usize,
+    dense: &[u8],
+    operand: impl Fn(usize) -> bool,
+) -> Option<usize> {
     let last = dense.len().checked_sub(1)?;
     // (Sliced so that the index, clamped to `last`, is seen to be in range.)
     let dense = &dense[..=last];
     let class = |x: u32| dense[(x as usize).min(last)];
     let rest = words.get(from..)?;
-    let first_hit =
-        |c: &[u32], base: usize| c.iter().position(|&x| class(x) != 0).map(|p| base + p);
+    let first_hit = |c: &[u32], base: usize| {
+        (0..c.len())
+            .find(|&p| class(c[p]) != 0 && operand(base + p))
+            .map(|p| base + p)
+    };
     let mut chunks = rest.chunks_exact(8);
     let mut base = from;
     for c in &mut chunks {
-        if c.iter().fold(0, |a, &x| a | class(x)) != 0 {
-            return first_hit(c, base);
+        if c.iter().fold(0, |a, &x| a | class(x)) != 0
+            && let Some(k) = first_hit(c, base)
+        {
+            return Some(k);
         }
         base += 8;
     }
@@ -411,15 +414,26 @@ mod tests {
         let words: Vec<u32> = (0..150u32)
             .map(|k| [1, 2, u32::MAX, 4, 9, 3, 1, 5, 2, 300, 70][(k * k % 23 % 11) as usize])
             .collect();
+        // (Say every fifth word of the module is an instruction's header,
+        // and `words` starts at module word 3.)
+        let base = 3;
+        let starts: Vec<u64> = (0..3)
+            .map(|i| {
+                (0..64)
+                    .filter(|b| (i * 64 + b) % 5 == 0)
+                    .fold(0, |m, b| m | 1 << b)
+            })
+            .collect();
         for from in 0..words.len() + 2 {
-            let want = (from..words.len()).find(|&k| dense.class(words[k]) != 0);
-            assert_eq!(
-                next_word_dense(&words, from, &dense.dense),
-                want,
-                "from {from}"
-            );
-            assert_eq!(dense.next_word(&words, from), want, "from {from}");
-            assert_eq!(sparse.next_word(&words, from), want, "from {from}");
+            let want =
+                (from..words.len()).find(|&k| dense.class(words[k]) != 0 && (base + k) % 5 != 0);
+            let got = next_word_dense(&words, from, &dense.dense, |k| {
+                (starts[(base + k) / 64] >> ((base + k) % 64)) & 1 == 0
+            });
+            assert_eq!(got, want, "from {from}");
+            let sparse_want =
+                (from..words.len()).find(|&k| sparse.class(words[k]) != 0 && (base + k) % 5 != 0);
+            assert_eq!(sparse_want, want, "from {from}");
         }
     }
 

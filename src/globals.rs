@@ -191,7 +191,35 @@ impl Globals {
         if let Some((_, n)) = self.linkage_names.iter().find(|(t, _)| *t == id) {
             return n.clone();
         }
-        format!("%{id}")
+        // (Digits by hand: `format!` costs some thousand instructions, and
+        // most functions of a large module may be named this way.)
+        let mut digits = [0u8; 10];
+        let (mut rest, mut k) = (id, digits.len());
+        loop {
+            k -= 1;
+            digits[k] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let mut name = String::with_capacity(1 + digits.len() - k);
+        name.push('%');
+        name.extend(digits[k..].iter().map(|&d| d as char));
+        name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Globals;
+
+    #[test]
+    fn unnamed_functions_are_named_by_id() {
+        let g = Globals::default();
+        for id in [0, 7, 10, 99, 1000, 4_294_967_295] {
+            assert_eq!(g.function_name(id), format!("%{id}"));
+        }
     }
 }
 

@@ -16,8 +16,14 @@ pub struct IdSet {
 }
 
 impl Default for IdSet {
+    /// The empty set (as `IdSet::new([], 0)`, without allocating).
     fn default() -> IdSet {
-        IdSet::new([], 0)
+        IdSet {
+            bits: Vec::new(),
+            sorted: Vec::new(),
+            dense: true,
+            empty: true,
+        }
     }
 }
 
@@ -65,10 +71,14 @@ impl IdSet {
 
     /// The members, ascending.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        // Each set bit by its trailing zeros: no look at the clear ones.
         let dense = self.bits.iter().enumerate().flat_map(|(k, &w)| {
-            (0..64)
-                .filter(move |b| w & (1 << b) != 0)
-                .map(move |b| (k * 64 + b) as u32)
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                let b = (rest != 0).then(|| rest.trailing_zeros())?;
+                rest &= rest - 1;
+                Some((k * 64) as u32 + b)
+            })
         });
         dense.chain(self.sorted.iter().copied())
     }

@@ -13,6 +13,7 @@ use crate::fastmap::Map as HashMap;
 
 use crate::error::Result;
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::idset::IdSet;
 use crate::module::{Inst, Module};
 use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
@@ -47,7 +48,7 @@ pub struct Context<'a> {
     /// Its module-level index.
     pub globals: &'a Globals,
     /// Predicate call site → its value for the target.
-    pub site_value: HashMap<u32, bool>,
+    pub site_value: SiteValues,
     /// Module-scope `OpSpecConstantOp` results computed from predicates.
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values).
@@ -69,6 +70,64 @@ pub struct Context<'a> {
     /// [`ChainShape::readers`]: the only module-scope instructions the
     /// chain walk and the rewrite look at.
     pub readers: &'a [usize],
+}
+
+/// Every predicate call site with its value for one target, as bits over
+/// the ids (the sites are looked up for every word a rewrite reads).
+pub struct SiteValues {
+    /// The sites.
+    sites: IdSet,
+    /// The sites whose value is true.
+    on: IdSet,
+}
+
+impl SiteValues {
+    /// The sites of `table`'s predicates with their predicate's value in
+    /// `values` (a site listed twice takes its last predicate's value).
+    fn new(
+        table: &PredicateTable,
+        values: &HashMap<u32, bool>,
+        bound: u32,
+        module_words: usize,
+    ) -> SiteValues {
+        let listed: Vec<(u32, bool)> = table
+            .predicates
+            .iter()
+            .flat_map(|p| {
+                let value = values[&p.spec_id];
+                p.sites.iter().map(move |&s| (s, value))
+            })
+            .collect();
+        let sites = IdSet::new(listed.iter().map(|&(s, _)| s), module_words);
+        let mut seen = IdBits::new(bound, module_words);
+        let mut on = Vec::new();
+        for &(s, value) in listed.iter().rev() {
+            if seen.insert(s) && value {
+                on.push(s);
+            }
+        }
+        SiteValues {
+            sites,
+            on: IdSet::new(on, module_words),
+        }
+    }
+
+    /// The value of site `id`, if it is a site.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<bool> {
+        self.sites.contains(id).then(|| self.on.contains(id))
+    }
+
+    /// True when `id` is a site.
+    #[inline]
+    pub fn contains(&self, id: u32) -> bool {
+        self.sites.contains(id)
+    }
+
+    /// The sites, in id order.
+    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.sites.iter()
+    }
 }
 
 /// The shape of the module-scope chain, the same whatever the predicates'
@@ -143,13 +202,7 @@ impl<'a> Context<'a> {
         values: &HashMap<u32, bool>,
         readers: &'a [usize],
     ) -> Result<Context<'a>> {
-        let sites = table.predicates.iter().map(|p| p.sites.len()).sum();
-        let mut site_value = HashMap::with_capacity_and_hasher(sites, Default::default());
-        for p in &table.predicates {
-            for &s in &p.sites {
-                site_value.insert(s, values[&p.spec_id]);
-            }
-        }
+        let site_value = SiteValues::new(table, values, m.bound(), m.words.len());
         let mut ctx = Context {
             m,
             globals,
@@ -166,18 +219,16 @@ impl<'a> Context<'a> {
             readers,
         };
         let n = m.words.len();
-        let sites = IdSet::new(ctx.site_value.keys().copied(), n);
-        ctx.module_scope(readers, &sites)?;
+        ctx.module_scope(readers)?;
         if ctx.module_chain.is_empty() {
             // The common case: the sites are the whole chain.
-            ctx.replaceable = sites.clone();
-            ctx.chain = sites;
+            ctx.replaceable = ctx.site_value.sites.clone();
+            ctx.chain = ctx.site_value.sites.clone();
             return Ok(ctx);
         }
         let chain_ids = ctx
             .site_value
-            .keys()
-            .copied()
+            .ids()
             .chain(
                 ctx.module_chain
                     .keys()
@@ -186,15 +237,16 @@ impl<'a> Context<'a> {
             )
             .collect::<Vec<_>>();
         ctx.chain = IdSet::new(chain_ids, n);
-        let replaceable = ctx.site_value.keys().chain(ctx.module_chain.keys());
-        ctx.replaceable = IdSet::new(replaceable.copied(), n);
+        let replaceable = ctx.site_value.ids().chain(ctx.module_chain.keys().copied());
+        ctx.replaceable = IdSet::new(replaceable, n);
         Ok(ctx)
     }
 
     /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`
     /// logic and selects over chain values, and records other readers.
-    fn module_scope(&mut self, scope: &[usize], sites: &IdSet) -> Result<()> {
+    fn module_scope(&mut self, scope: &[usize]) -> Result<()> {
         let m = self.m;
+        let sites = &self.site_value.sites;
         for &k in scope {
             let inst = m.global(k);
             if names_an_id(inst.opcode) {
@@ -247,7 +299,7 @@ impl<'a> Context<'a> {
                 }
                 _ => {
                     for id in used {
-                        if self.site_value.contains_key(&id)
+                        if self.site_value.contains(id)
                             || (self.module_chain.contains_key(&id)
                                 && self.globals.type_of(m, id) == self.globals.bool_type)
                         {
@@ -261,7 +313,7 @@ impl<'a> Context<'a> {
     }
 
     fn is_chain_or_folded(&self, id: u32) -> bool {
-        self.site_value.contains_key(&id) || self.module_chain.contains_key(&id)
+        self.site_value.contains(id) || self.module_chain.contains_key(&id)
     }
 
     fn val_of(&self, id: u32) -> Val {
@@ -274,7 +326,7 @@ impl<'a> Context<'a> {
     /// The lattice value of a module-level id, if it is known (`None` for
     /// anything that varies, including ordinary spec constants).
     pub fn global_val(&self, id: u32) -> Option<Val> {
-        if let Some(&b) = self.site_value.get(&id) {
+        if let Some(b) = self.site_value.get(id) {
             return Some(Val::Const(b));
         }
         if let Some(&b) = self.globals.bool_consts.get(&id) {
@@ -325,7 +377,7 @@ impl<'a> Context<'a> {
         // invalid module) stops the walk where it closes.
         let mut cur = id;
         for _ in 0..=self.module_chain.len() {
-            if let Some(&b) = self.site_value.get(&cur) {
+            if let Some(b) = self.site_value.get(cur) {
                 return Some(Replacement::Constant(b));
             }
             match self.module_chain.get(&cur).copied() {
@@ -381,9 +433,8 @@ impl<'a> Context<'a> {
         let id = existing.unwrap_or_else(|| {
             let site = self
                 .site_value
-                .keys()
+                .ids()
                 .filter(|id| !self.repurposed.contains_key(id) && usable(id))
-                .copied()
                 .min_by_key(pos);
             match site {
                 Some(s) => {

@@ -106,9 +106,7 @@ pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces
             o if is_annotation(o) => {
                 let target = w.get(1).copied().unwrap_or(0);
                 if removed.contains(target)
-                    || (o == op::Decorate
-                        && w.get(2) == Some(&spec_id)
-                        && sites.contains_key(&target))
+                    || (o == op::Decorate && w.get(2) == Some(&spec_id) && sites.contains(target))
                 {
                     continue;
                 }

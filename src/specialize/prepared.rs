@@ -314,7 +314,7 @@ impl<'w> Prepared<'w> {
             }
         }
         report.functions_removed.sort();
-        for &site in ctx.site_value.keys() {
+        for site in ctx.site_value.ids() {
             if !ctx.repurposed.contains_key(&site) {
                 removed_ids.insert(site);
             }

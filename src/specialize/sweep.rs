@@ -366,10 +366,18 @@ pub fn removable_table_ids(
     kept_function_mentions: &IdBits,
     table_variable: u32,
 ) -> Vec<u32> {
-    let mut out = vec![table_variable];
-    let mut gone_here: HashSet<u32> =
-        HashSet::with_capacity_and_hasher(closure.len(), Default::default());
-    gone_here.insert(table_variable);
+    let mut out = Vec::with_capacity(closure.len() + 1);
+    out.push(table_variable);
+    // Only closure ids go here: a flag by place in the closure sorted.
+    let mut sorted = closure.to_vec();
+    sorted.push(table_variable);
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut gone = vec![false; sorted.len()];
+    let place = |id: u32| sorted.binary_search(&id).ok();
+    if let Some(k) = place(table_variable) {
+        gone[k] = true;
+    }
     for &id in closure.iter().rev() {
         if id == table_variable
             || kept_function_mentions.contains(id)
@@ -379,9 +387,11 @@ pub fn removable_table_ids(
         }
         let all_gone = readers
             .of(id)
-            .all(|r| removed.contains(r) || gone_here.contains(&r));
+            .all(|r| removed.contains(r) || place(r).is_some_and(|k| gone[k]));
         if all_gone {
-            gone_here.insert(id);
+            if let Some(k) = place(id) {
+                gone[k] = true;
+            }
             out.push(id);
         }
     }

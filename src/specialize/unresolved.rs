@@ -31,7 +31,7 @@ pub(super) fn describe(
         if !seen.insert(id) {
             continue;
         }
-        if ctx.site_value.contains_key(&id) {
+        if ctx.site_value.contains(id) {
             sites.push(id);
             continue;
         }

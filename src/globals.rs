@@ -210,19 +210,6 @@ impl Globals {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::Globals;
-
-    #[test]
-    fn unnamed_functions_are_named_by_id() {
-        let g = Globals::default();
-        for id in [0, 7, 10, 99, 1000, 4_294_967_295] {
-            assert_eq!(g.function_name(id), format!("%{id}"));
-        }
-    }
-}
-
 /// A module-level instruction as [`Defs`] keeps it: its first word's
 /// index and the first word itself (8 bytes, where an [`Inst`] takes 24).
 #[derive(Debug, Clone, Copy)]
@@ -341,6 +328,14 @@ impl DefsBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unnamed_functions_are_named_by_id() {
+        let g = Globals::default();
+        for id in [0, 7, 10, 99, 1000, 4_294_967_295] {
+            assert_eq!(g.function_name(id), format!("%{id}"));
+        }
+    }
 
     /// The dense index and the sorted ids (a definition far beyond the
     /// others) find the same instructions, an id defined twice its last

@@ -9,9 +9,9 @@ use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// `HashMap` with [`IdHasher`].
-pub type Map<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub(crate) type Map<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 /// `HashSet` with [`IdHasher`].
-pub type Set<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
+pub(crate) type Set<K> = HashSet<K, BuildHasherDefault<IdHasher>>;
 
 /// FxHash-style hasher for integer keys.
 #[derive(Debug, Default, Clone, Copy)]

@@ -8,7 +8,7 @@
 
 /// Membership set of ids.
 #[derive(Debug, Clone)]
-pub struct IdSet {
+pub(crate) struct IdSet {
     bits: Vec<u64>,
     sorted: Vec<u32>,
     dense: bool,
@@ -29,7 +29,7 @@ impl Default for IdSet {
 
 impl IdSet {
     /// Builds the set; `module_words` bounds the size of the bit vector.
-    pub fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
+    pub(crate) fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
         let ids: Vec<u32> = ids.into_iter().collect();
         let max = ids.iter().copied().max().unwrap_or(0) as usize;
         let empty = ids.is_empty();
@@ -59,7 +59,7 @@ impl IdSet {
 
     /// True when `id` is a member.
     #[inline]
-    pub fn contains(&self, id: u32) -> bool {
+    pub(crate) fn contains(&self, id: u32) -> bool {
         if self.dense {
             self.bits
                 .get(id as usize / 64)
@@ -70,7 +70,7 @@ impl IdSet {
     }
 
     /// The members, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         // Each set bit by its trailing zeros: no look at the clear ones.
         let dense = self.bits.iter().enumerate().flat_map(|(k, &w)| {
             let mut rest = w;
@@ -84,13 +84,13 @@ impl IdSet {
     }
 
     /// True when the set has no members.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.empty
     }
 
     /// True when any of `words` is a member.
     #[inline]
-    pub fn any_in(&self, words: &[u32]) -> bool {
+    pub(crate) fn any_in(&self, words: &[u32]) -> bool {
         if self.dense {
             let bits = &self.bits[..];
             words.iter().any(|&w| {
@@ -106,7 +106,7 @@ impl IdSet {
 /// A map from ids to indices (e.g. each function's place in module order),
 /// dense when the largest id is not much larger than the module.
 #[derive(Debug, Clone)]
-pub struct IdIndex {
+pub(crate) struct IdIndex {
     /// Index + 1 of every id up to the largest (0: none).
     dense: Vec<u32>,
     /// Otherwise `(id, index)`, sorted by id.
@@ -117,7 +117,7 @@ impl IdIndex {
     /// Maps `ids[k]` to `k` (the last `k` when an id repeats, as
     /// collecting the pairs into a map does);
     /// `module_words` bounds the dense table.
-    pub fn new(ids: &[u32], module_words: usize) -> IdIndex {
+    pub(crate) fn new(ids: &[u32], module_words: usize) -> IdIndex {
         let max = ids.iter().copied().max().unwrap_or(0) as usize;
         if max <= module_words.saturating_mul(4).max(1 << 16) && ids.len() < u32::MAX as usize {
             let mut dense = vec![0u32; max + 1];
@@ -143,7 +143,7 @@ impl IdIndex {
 
     /// The index of `id`, if it has one.
     #[inline]
-    pub fn get(&self, id: u32) -> Option<usize> {
+    pub(crate) fn get(&self, id: u32) -> Option<usize> {
         match self.dense.get(id as usize) {
             Some(&k) => (k as usize).checked_sub(1),
             None => self

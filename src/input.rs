@@ -21,7 +21,7 @@ pub(crate) struct Input<'a> {
 impl<'a> Input<'a> {
     /// The one module of `data`.
     #[cfg(feature = "containers")]
-    pub fn read(data: &'a [u8]) -> Result<Input<'a>> {
+    pub(crate) fn read(data: &'a [u8]) -> Result<Input<'a>> {
         use crate::container::{Kind, detect, find_spirv};
         if !matches!(
             detect(data),
@@ -65,7 +65,7 @@ impl<'a> Input<'a> {
     }
 
     /// `e`, saying which module of a container its byte offset is in.
-    pub fn locate(&self, e: Error) -> Error {
+    pub(crate) fn locate(&self, e: Error) -> Error {
         let Some(at) = &self.location else {
             return e;
         };

@@ -8,13 +8,15 @@
 //! rewrites the module so only the arms that GPU can run remain.
 //!
 //! Data flows one way, each stage in a module of its own:
-//! [`module`] (lossless word view) → [`globals`] and [`table`] (the predicate
+//! [`module`] (lossless word view) → the module-level index and [`table`] (the predicate
 //! table) → [`target`] (values for one GPU) → the rewrite → bytes.
 //!
 //! Rust programs depend on this crate with `default-features = false` (the
 //! default `cli` feature is the command line's); the `json` feature adds
 //! `json`, the JSON forms of reports and inspections. C programs use the
 //! workspace's `capi` crate (`librspv_specialize`, `rspv_specialize.h`).
+
+#![warn(missing_docs, unreachable_pub)]
 
 pub mod arch;
 #[cfg(feature = "containers")]
@@ -23,7 +25,7 @@ pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;
-pub mod globals;
+mod globals;
 mod idbits;
 mod idset;
 mod input;

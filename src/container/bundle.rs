@@ -39,7 +39,7 @@ pub(super) struct Bundle {
 impl Bundle {
     /// Parses the bundle at the start of `data`; every entry must lie within
     /// `data`. `origin` places error offsets.
-    pub fn parse(data: &[u8], origin: Origin) -> Result<Bundle> {
+    pub(super) fn parse(data: &[u8], origin: Origin) -> Result<Bundle> {
         debug_assert!(data.starts_with(BUNDLE_MAGIC));
         let mut pos = BUNDLE_MAGIC.len();
         let count = read_u64(data, pos, origin, "the number of entries")?;

@@ -57,7 +57,7 @@ pub(super) struct Compressed<'a> {
 impl<'a> Compressed<'a> {
     /// Parses the compressed bundle at the start of `data` (input byte
     /// `at`), which must hold all of it.
-    pub fn parse(data: &'a [u8], at: usize) -> Result<Compressed<'a>> {
+    pub(super) fn parse(data: &'a [u8], at: usize) -> Result<Compressed<'a>> {
         debug_assert!(data.starts_with(CCOB_MAGIC));
         let field = |pos: usize, len: usize, what: &str| -> Result<u64> {
             let bytes = data.get(pos..pos + len).ok_or_else(|| {
@@ -146,7 +146,7 @@ impl<'a> Compressed<'a> {
     /// Decompresses the stream, checking the size and the hash the header
     /// claims; `at` is the bundle's input offset, for errors. Nothing larger
     /// than `limits.max_decompressed` is allocated, whatever the header says.
-    pub fn decompress(&self, at: usize, limits: &Limits) -> Result<Vec<u8>> {
+    pub(super) fn decompress(&self, at: usize, limits: &Limits) -> Result<Vec<u8>> {
         let claim = self.uncompressed_size;
         if claim > limits.max_decompressed as u64 {
             return Err(binary(

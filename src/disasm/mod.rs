@@ -10,8 +10,8 @@
 //! tables) for the operand layouts, plus enumerant names and parameters,
 //! and the few opcode names that differ, generated from SPIRV-Tools
 //! 2025.5's grammar (rspirv's is slightly newer and renames a few; see
-//! [`names`]). Numbers print by their type (see [`number`]); extended
-//! instructions by name for the sets SPIRV-Tools names (see [`ext_inst`]).
+//! `names`). Numbers print by their type (see `number`); extended
+//! instructions by name for the sets SPIRV-Tools names (see `ext_inst`).
 //!
 //! An instruction the grammar cannot describe (an unknown opcode, an
 //! unknown enumerant or mask bit, a constant of a non-numeric type, a word

@@ -21,7 +21,7 @@ use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Val {
+pub(super) enum Val {
     /// Not known yet.
     Top,
     /// A known boolean.
@@ -34,7 +34,7 @@ pub enum Val {
 
 /// What replaces a use of an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Replacement {
+pub(super) enum Replacement {
     /// This existing id.
     Id(u32),
     /// The boolean constant of this value ([`Context::constant`]).
@@ -42,7 +42,7 @@ pub enum Replacement {
 }
 
 /// Module-level state of one specialization.
-pub struct Context<'a> {
+pub(super) struct Context<'a> {
     /// The module.
     pub m: &'a Module<'a>,
     /// Its module-level index.
@@ -74,7 +74,7 @@ pub struct Context<'a> {
 
 /// Every predicate call site with its value for one target, as bits over
 /// the ids (the sites are looked up for every word a rewrite reads).
-pub struct SiteValues {
+pub(super) struct SiteValues {
     /// The sites.
     sites: IdSet,
     /// The sites whose value is true.
@@ -114,25 +114,25 @@ impl SiteValues {
 
     /// The value of site `id`, if it is a site.
     #[inline]
-    pub fn get(&self, id: u32) -> Option<bool> {
+    pub(super) fn get(&self, id: u32) -> Option<bool> {
         self.sites.contains(id).then(|| self.on.contains(id))
     }
 
     /// True when `id` is a site.
     #[inline]
-    pub fn contains(&self, id: u32) -> bool {
+    pub(super) fn contains(&self, id: u32) -> bool {
         self.sites.contains(id)
     }
 
     /// The sites, in id order.
-    pub fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(super) fn ids(&self) -> impl Iterator<Item = u32> + '_ {
         self.sites.iter()
     }
 }
 
 /// The shape of the module-scope chain, the same whatever the predicates'
 /// values: found once per module.
-pub struct ChainShape {
+pub(super) struct ChainShape {
     /// Ids whose uses make a function need rewriting: predicate call sites
     /// and module-scope `OpSpecConstantOp` logic or selects over them.
     pub touch: IdSet,
@@ -145,7 +145,11 @@ impl ChainShape {
     /// Walks every module-scope instruction once: an `OpSpecConstantOp`
     /// logic operation or select reading a site or an earlier chain value is
     /// a chain value; then every instruction mentioning one is a reader.
-    pub fn find(m: &Module<'_>, globals: &Globals, table: &PredicateTable) -> Result<ChainShape> {
+    pub(super) fn find(
+        m: &Module<'_>,
+        globals: &Globals,
+        table: &PredicateTable,
+    ) -> Result<ChainShape> {
         let n = m.words.len();
         let sites: Vec<u32> = table
             .predicates
@@ -195,7 +199,7 @@ impl ChainShape {
 impl<'a> Context<'a> {
     /// Evaluates the module-scope chain for the given site values, looking
     /// only at `readers` ([`ChainShape::readers`] of the same module).
-    pub fn new(
+    pub(super) fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
@@ -325,7 +329,7 @@ impl<'a> Context<'a> {
 
     /// The lattice value of a module-level id, if it is known (`None` for
     /// anything that varies, including ordinary spec constants).
-    pub fn global_val(&self, id: u32) -> Option<Val> {
+    pub(super) fn global_val(&self, id: u32) -> Option<Val> {
         if let Some(b) = self.site_value.get(id) {
             return Some(Val::Const(b));
         }
@@ -340,7 +344,7 @@ impl<'a> Context<'a> {
 
     /// True for boolean chain values defined at module scope (predicate
     /// sites and logic over them).
-    pub fn is_chain(&self, id: u32) -> bool {
+    pub(super) fn is_chain(&self, id: u32) -> bool {
         self.chain.contains(id)
     }
 
@@ -348,7 +352,7 @@ impl<'a> Context<'a> {
     /// module-scope chain values (of any type). The same set for any
     /// values: only what [`Context::global_val`] and
     /// [`Context::replacement`] say of them changes.
-    pub fn varying(&self) -> &IdSet {
+    pub(super) fn varying(&self) -> &IdSet {
         &self.replaceable
     }
 
@@ -356,7 +360,7 @@ impl<'a> Context<'a> {
     /// `ids` (those of its words in [`Context::varying`]): each one's value and
     /// replacement. Two contexts of one module that agree on this give the
     /// same rewrite of the function (before its constants are chosen).
-    pub fn view(&self, ids: &[u32]) -> Vec<(Option<Val>, Option<Replacement>)> {
+    pub(super) fn view(&self, ids: &[u32]) -> Vec<(Option<Val>, Option<Replacement>)> {
         ids.iter()
             .map(|&id| (self.global_val(id), self.replacement(id)))
             .collect()
@@ -365,14 +369,14 @@ impl<'a> Context<'a> {
     /// False when [`Context::replacement`] of `id` is certainly `None`: a
     /// bit test, to skip the lookups for most ids.
     #[inline]
-    pub fn may_replace(&self, id: u32) -> bool {
+    pub(super) fn may_replace(&self, id: u32) -> bool {
         self.replaceable.contains(id)
     }
 
     /// What replaces a module-level id in every use, if anything: a
     /// boolean constant, or the id a folded chain value equals. Reads only,
     /// so that function rewrites can share the context.
-    pub fn replacement(&self, id: u32) -> Option<Replacement> {
+    pub(super) fn replacement(&self, id: u32) -> Option<Replacement> {
         // Follow `Same` links iteratively; a cycle (possible only in an
         // invalid module) stops the walk where it closes.
         let mut cur = id;
@@ -391,7 +395,7 @@ impl<'a> Context<'a> {
 
     /// The id that replaces a module-level id in every use, if it differs:
     /// [`Context::replacement`] with its constant chosen.
-    pub fn global_replacement(&mut self, id: u32) -> Option<u32> {
+    pub(super) fn global_replacement(&mut self, id: u32) -> Option<u32> {
         let r = match self.replacement(id)? {
             Replacement::Id(x) => x,
             Replacement::Constant(b) => self.constant(b),
@@ -400,7 +404,7 @@ impl<'a> Context<'a> {
     }
 
     /// The integer value of a module-level `OpConstant` / `OpConstantNull`.
-    pub fn int_constant(&self, id: u32) -> Option<u64> {
+    pub(super) fn int_constant(&self, id: u32) -> Option<u64> {
         let inst = self.globals.defs.get(id)?;
         let w = self.m.inst_words(inst);
         self.globals.int_width.get(&w[1])?;
@@ -417,7 +421,7 @@ impl<'a> Context<'a> {
     }
 
     /// The id of the boolean constant `b`, chosen (or made) on first need.
-    pub fn constant(&mut self, b: bool) -> u32 {
+    pub(super) fn constant(&mut self, b: bool) -> u32 {
         if let Some(id) = self.reps[b as usize] {
             return id;
         }

@@ -17,7 +17,7 @@ use super::context::Context;
 use super::output::Pieces;
 
 /// What to leave out or replace.
-pub struct Plan<'p> {
+pub(super) struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
     pub removed_ids: &'p IdBits,
     /// What becomes of each function, in module order.
@@ -28,7 +28,7 @@ pub struct Plan<'p> {
 }
 
 /// What becomes of one function.
-pub enum Fate {
+pub(super) enum Fate {
     /// Its words stay as they are.
     Kept,
     /// It goes.
@@ -41,7 +41,7 @@ pub enum Fate {
 /// Rewrites module-scope instructions that read predicates or folded
 /// module-scope values, returning new words by global index. Run before
 /// [`emit`], so that every replacement constant is chosen first.
-pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usize, Vec<u32>)> {
+pub(super) fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usize, Vec<u32>)> {
     let mut out = Vec::new();
     let mut positions = Vec::new();
     for &k in ctx.readers {
@@ -83,7 +83,7 @@ pub fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usize, Vec
 
 /// Lays down the output's words; `out`'s buffer already holds the
 /// rewritten functions' words (`plan.rewritten`).
-pub fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces) {
+pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces) {
     let words = m.words;
     let start = out.own().len();
     out.own().extend_from_slice(&words[..HEADER_WORDS]);

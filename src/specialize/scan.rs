@@ -23,7 +23,7 @@ const FUNCTION: u8 = 2;
 const WATCH: u8 = 4;
 
 /// The ids a scan looks for: each id's class bits, one lookup per word.
-pub struct Interest {
+pub(super) struct Interest {
     /// Class of every id up to the largest member and one 0 after it,
     /// when that is not much larger than the module (a hostile bound must
     /// not make us allocate gigabytes).
@@ -36,7 +36,12 @@ impl Interest {
     /// Builds the classes of `touch` (ids that make a function need
     /// rewriting), `functions` (every function id) and `watch` (ids whose
     /// mentions are recorded); `module_words` bounds the table.
-    pub fn new(touch: &IdSet, functions: &[u32], watch: &IdSet, module_words: usize) -> Interest {
+    pub(super) fn new(
+        touch: &IdSet,
+        functions: &[u32],
+        watch: &IdSet,
+        module_words: usize,
+    ) -> Interest {
         let members = || {
             touch
                 .iter()
@@ -124,7 +129,7 @@ struct FunctionFacts {
 
 /// What the scan learned about every function, in module order.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(super) struct Scan {
     facts: Vec<FunctionFacts>,
     /// Callees of every `OpFunctionCall`, function after function.
     callees: Vec<u32>,
@@ -137,7 +142,7 @@ pub struct Scan {
 
 impl Scan {
     /// Scans the functions of `m` in order.
-    pub fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
+    pub(super) fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
         let mut s = Scan {
             facts: Vec::with_capacity(m.functions.len()),
             callees: Vec::new(),
@@ -151,18 +156,18 @@ impl Scan {
     }
 
     /// True when the `k`th function reads a predicate.
-    pub fn touched(&self, k: usize) -> bool {
+    pub(super) fn touched(&self, k: usize) -> bool {
         self.facts[k].touched
     }
 
     /// The callees of the `k`th function's calls, in order.
-    pub fn callees(&self, k: usize) -> &[u32] {
+    pub(super) fn callees(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].callees_end);
         &self.callees[start..self.facts[k].callees_end]
     }
 
     /// The watched ids the `k`th function reads, sorted.
-    pub fn watched(&self, k: usize) -> &[u32] {
+    pub(super) fn watched(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].watched_end);
         &self.watched[start..self.facts[k].watched_end]
     }
@@ -301,7 +306,11 @@ fn next_word_dense(
 /// instruction with a word in `watch` is decoded; an instruction the
 /// grammar cannot read gives what it read before the error when
 /// `partial_on_error` is set, else the error.
-pub fn watched_ids(words: &[u32], watch: &IdSet, partial_on_error: bool) -> Result<Vec<u32>> {
+pub(super) fn watched_ids(
+    words: &[u32],
+    watch: &IdSet,
+    partial_on_error: bool,
+) -> Result<Vec<u32>> {
     let mut out = Vec::new();
     if watch.is_empty() {
         return Ok(out);

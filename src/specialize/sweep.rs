@@ -29,7 +29,7 @@ use crate::table::PredicateTable;
 /// `index` maps each id of `all` to its place there. The roots that are
 /// functions come in the order of `all`, each once; then any other id
 /// `entry_or_exported` or `referenced` names, as given.
-pub fn liveness_roots<'c>(
+pub(super) fn liveness_roots<'c>(
     all: &[u32],
     index: &IdIndex,
     entry_or_exported: impl Iterator<Item = u32>,
@@ -167,7 +167,7 @@ fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> V
 /// Functions to remove: those the rewritten call graph (`callees`) no
 /// longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
 /// (`index`; only each id's place there counts).
-pub fn dead_functions<'c>(
+pub(super) fn dead_functions<'c>(
     all: &[u32],
     index: &IdIndex,
     roots: &[u32],
@@ -197,7 +197,7 @@ fn reach<'c>(
 
 /// The table variable and the module-scope ids it uses, transitively, in
 /// definition order.
-pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
+pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
     let mut seen = IdBits::new(m.bound(), m.words.len());
     // Each member with its definition's position (0 for a variable
     // without one, then alone).
@@ -229,7 +229,7 @@ pub fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec
 /// id they name. Does not depend on the predicates' values, so it is
 /// computed once per module.
 #[derive(Debug, Default)]
-pub struct TableReaders {
+pub(super) struct TableReaders {
     /// A closure id (high half) and the result id of an instruction that
     /// reads it (low half), sorted.
     by_result: Vec<u64>,
@@ -250,7 +250,7 @@ impl TableReaders {
 }
 
 /// Finds the module-scope readers of `closure`.
-pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
+pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
     let candidates = IdSet::new(closure.iter().copied(), m.words.len());
     let mut r = TableReaders::default();
     for inst in m.globals() {
@@ -308,7 +308,7 @@ pub fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> Ta
 /// The scan then records only the mentions of the rest (`watch`): most
 /// instructions name a common type such as `%uint` that a pin holds.
 #[derive(Debug, Default)]
-pub struct TableWatch {
+pub(super) struct TableWatch {
     /// The closure ids whose mentions can decide whether they go.
     pub watch: Vec<u32>,
     /// The module-scope ids that hold the others: the decision above holds
@@ -321,7 +321,7 @@ impl TableWatch {
     /// Finds which of `closure` the functions decide; `pin(id)` tells
     /// whether a reader is a module-scope definition outside the
     /// predicate chain.
-    pub fn new(
+    pub(super) fn new(
         closure: &[u32],
         readers: &TableReaders,
         table_variable: u32,
@@ -359,7 +359,7 @@ impl TableWatch {
 /// Which of the table's closure can go: the variable always; any other id
 /// when every module-scope reader of it goes too (is in `removed` or goes
 /// here) and no kept function mentions it (`kept_function_mentions`).
-pub fn removable_table_ids(
+pub(super) fn removable_table_ids(
     closure: &[u32],
     readers: &TableReaders,
     removed: &IdBits,

@@ -31,7 +31,7 @@
 //! instructions that read an id it may replace, and copies everything else
 //! as word runs.
 //!
-//! Files: [`decode`] (the function as blocks, ids and edges), [`local_ids`]
+//! Files: [`decode`](mod@decode) (the function as blocks, ids and edges), [`local_ids`]
 //! (dense maps over the function's ids), [`sccp`] (the lattice and the
 //! propagation), [`order`] (dominators and block order), and this file (the
 //! rewrite as its steps: decode, propagate, mark the chain, plan
@@ -58,7 +58,7 @@ use crate::error::Result;
 
 /// A use of a chain value the pass cannot fold, found in a live block.
 #[derive(Debug, Clone)]
-pub struct BadUse {
+pub(crate) struct BadUse {
     /// Label of the block.
     pub block: u32,
     /// The using instruction.
@@ -69,7 +69,7 @@ pub struct BadUse {
 
 /// What rewriting one function produced.
 #[derive(Debug, Default)]
-pub struct Rewritten {
+pub(crate) struct Rewritten {
     /// The function's new words (`OpFunction` … `OpFunctionEnd`).
     pub words: Vec<u32>,
     /// Callees of live `OpFunctionCall`s, in order.
@@ -100,7 +100,7 @@ pub struct Rewritten {
 /// function allocates little beyond its output once these have grown.
 /// Holds nothing between calls that affects a result.
 #[derive(Default)]
-pub struct Scratch {
+pub(super) struct Scratch {
     func: decode::Buffers,
     sccp: sccp::Buffers,
     order: order::Buffers,
@@ -122,7 +122,7 @@ pub struct Scratch {
 
 /// Specializes one function whose words are `m.words[start..end]`, using
 /// (and growing) `scratch`.
-pub fn rewrite(
+pub(super) fn rewrite(
     m: &Module<'_>,
     ctx: &Context<'_>,
     start: usize,

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Made;
+use common::{Made, bytes, instructions, words};
 use rspv_specialize::{ArchTables, Options, specialize};
 
 const OP_ENTRY_POINT: u32 = 15;
@@ -13,29 +13,6 @@ const OP_TYPE_ARRAY: u32 = 28;
 const OP_CONSTANT: u32 = 43;
 const OP_EXECUTION_MODE_ID: u32 = 331;
 const LOCAL_SIZE_ID: u32 = 38;
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-/// The instructions of a module as (word index, opcode, word count).
-fn instructions(w: &[u32]) -> Vec<(usize, u32, usize)> {
-    let mut out = Vec::new();
-    let mut i = 5;
-    while i < w.len() {
-        let n = (w[i] >> 16) as usize;
-        out.push((i, w[i] & 0xffff, n));
-        i += n;
-    }
-    out
-}
 
 /// dispatch-chain with `OpExecutionModeId %entry LocalSizeId %x %y %z`
 /// after its entry point; returns the module and the table's length id.

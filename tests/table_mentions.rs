@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Made;
+use common::{Made, bytes, instructions, words};
 use rspv_specialize::{ArchTables, Options, specialize};
 
 const OP_TYPE_ARRAY: u32 = 28;
@@ -17,29 +17,6 @@ const OP_ENTRY_POINT: u32 = 15;
 const OP_TYPE_INT: u32 = 21;
 const OP_FUNCTION_PARAMETER: u32 = 55;
 const OP_NAME: u32 = 5;
-
-fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
-
-fn bytes(words: &[u32]) -> Vec<u8> {
-    words.iter().flat_map(|w| w.to_le_bytes()).collect()
-}
-
-/// The instructions of a module as (word index, opcode, word count).
-fn instructions(w: &[u32]) -> Vec<(usize, u32, usize)> {
-    let mut out = Vec::new();
-    let mut i = 5;
-    while i < w.len() {
-        let n = (w[i] >> 16) as usize;
-        out.push((i, w[i] & 0xffff, n));
-        i += n;
-    }
-    out
-}
 
 /// dispatch-chain with `%new = OpUndef %array` (the table's array type,
 /// which only the table's pointer type and initializer read at module

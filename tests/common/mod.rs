@@ -59,6 +59,32 @@ pub fn spv_files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A little-endian module's bytes as words.
+pub fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// Words as a little-endian module's bytes.
+pub fn bytes(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+/// The instructions of a module's words as (word index, opcode, word
+/// count), after the 5-word header.
+pub fn instructions(w: &[u32]) -> Vec<(usize, u32, usize)> {
+    let mut out = Vec::new();
+    let mut i = 5;
+    while i < w.len() {
+        let n = (w[i] >> 16) as usize;
+        out.push((i, w[i] & 0xffff, n));
+        i += n.max(1);
+    }
+    out
+}
+
 /// Swaps the bytes of every 4-byte word: a little-endian module becomes
 /// big-endian and back.
 pub fn swap_words(bytes: &[u8]) -> Vec<u8> {

@@ -209,9 +209,7 @@ fn rewrite_for_all(
             if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
                 return Some(r.clone());
             }
-            let r = guard(&mut || {
-                function::rewrite_decoded(m, &func, ctx, f.start, f.end, &name, &mut scratch)
-            });
+            let r = guard(&mut || function::rewrite_decoded(&func, ctx, &name, &mut scratch));
             made.push((view, r.clone()));
             Some(r)
         })

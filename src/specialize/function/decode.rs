@@ -31,6 +31,8 @@ pub(super) struct Block {
 /// The decoded function.
 pub(in crate::specialize) struct Func<'m> {
     pub(super) words: &'m [u32],
+    /// The function's words in `words` (`OpFunction` … `OpFunctionEnd`).
+    pub(super) range: std::ops::Range<usize>,
     pub(super) insts: Vec<Inst>,
     /// `(word index within the instruction, role)` of every id of the
     /// instructions that mention one the emitter must look at (see
@@ -143,6 +145,7 @@ impl<'m> Func<'m> {
         bufs: &mut Buffers,
     ) -> Result<Self> {
         let mut f = Func::empty(m.words, bufs);
+        f.range = start..end;
         let (lo, hi) = f.read_insts(start, end, &mut bufs.tracked_ids);
         f.find_window(lo, hi, &bufs.tracked_ids);
         f.walk_ids(m, ctx, fname)?;
@@ -155,6 +158,7 @@ impl<'m> Func<'m> {
     fn empty(words: &'m [u32], bufs: &mut Buffers) -> Self {
         Func {
             words,
+            range: 0..0,
             insts: cleared(&mut bufs.insts),
             id_list: cleared(&mut bufs.id_list),
             id_start: cleared(&mut bufs.id_start),

@@ -131,7 +131,7 @@ pub(super) fn rewrite(
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
     let f = Func::decode(m, ctx, start, end, fname, &mut scratch.func)?;
-    let out = rewrite_decoded(m, &f, ctx, start, end, fname, scratch);
+    let out = rewrite_decoded(&f, ctx, fname, scratch);
     f.recycle(&mut scratch.func);
     out
 }
@@ -153,17 +153,14 @@ pub(in crate::specialize) fn decode<'m>(
 /// the predicates' values, so a batch decodes each function once for all
 /// its sets of values.
 pub(in crate::specialize) fn rewrite_decoded(
-    m: &Module<'_>,
     f: &Func<'_>,
     ctx: &Context<'_>,
-    start: usize,
-    end: usize,
     fname: &str,
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
     if f.blocks.is_empty() {
         Ok(Rewritten {
-            words: m.words[start..end].to_vec(),
+            words: f.words[f.range.clone()].to_vec(),
             ..Rewritten::default()
         })
     } else {

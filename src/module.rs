@@ -153,8 +153,6 @@ pub struct FunctionRange {
     pub start: usize,
     /// Word index just past the `OpFunctionEnd` instruction.
     pub end: usize,
-    /// True when the function has no blocks (an imported declaration).
-    pub is_declaration: bool,
 }
 
 /// A parsed module: the words, the header fields and the index.
@@ -167,10 +165,6 @@ pub struct Module<'w> {
     global_starts: Vec<u32>,
     /// Functions, in order.
     pub functions: Vec<FunctionRange>,
-    /// Bit `k` (of word `k / 64`) is set when an instruction inside a
-    /// function starts at word `k`: which instruction holds a given word
-    /// is then found without walking the function from its start.
-    pub inst_starts: Vec<u64>,
 }
 
 /// The first word of an instruction: its word count (this word included)
@@ -322,17 +316,6 @@ impl<'w> Module<'w> {
             at = inst.end();
         }
         let mut functions = Vec::new();
-        let mut inst_starts = vec![0u64; n / 64 + 1];
-        // The bits of word `bits_at` of `inst_starts`, gathered in a
-        // register: the starts only grow.
-        let (mut bits_at, mut bits) = (0, 0u64);
-        let mut mark = |at: usize| {
-            if at / 64 != bits_at {
-                inst_starts[bits_at] |= bits;
-                (bits_at, bits) = (at / 64, 0);
-            }
-            bits |= 1 << (at % 64);
-        };
         while at < n {
             // Between functions: only an OpFunction may come.
             let inst = inst_at(words, at)?;
@@ -353,12 +336,10 @@ impl<'w> Module<'w> {
             let id = words[at + 2];
             check_id(words, id, at + 2)?;
             let start = at;
-            mark(at);
             at = inst.end();
-            // Inside a function only its end and labels matter (and a
-            // label only until the first): step over the other
-            // instructions once their word count is checked.
-            let mut is_declaration = true;
+            // Inside a function only its end matters (and an OpFunction,
+            // an error): step over the other instructions once their word
+            // count is checked.
             loop {
                 if at >= n {
                     return Err(no_function_end(start, id));
@@ -369,11 +350,8 @@ impl<'w> Module<'w> {
                 if len.wrapping_sub(1) >= n - at {
                     return Err(bad_word_count(words, at));
                 }
-                mark(at);
                 let opcode = (first & 0xffff) as u16;
-                if opcode == OP_LABEL && is_declaration {
-                    is_declaration = false;
-                } else if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
+                if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
                     // OpFunction, OpFunctionParameter or OpFunctionEnd.
                     if opcode == OP_FUNCTION_END {
                         break;
@@ -388,14 +366,8 @@ impl<'w> Module<'w> {
                 at += len;
             }
             at += (words[at] >> 16) as usize;
-            functions.push(FunctionRange {
-                id,
-                start,
-                end: at,
-                is_declaration,
-            });
+            functions.push(FunctionRange { id, start, end: at });
         }
-        inst_starts[bits_at] |= bits;
         // (Both lists are kept for the whole run: no spare capacity.)
         global_starts.shrink_to_fit();
         functions.shrink_to_fit();
@@ -403,7 +375,6 @@ impl<'w> Module<'w> {
             words,
             global_starts,
             functions,
-            inst_starts,
         })
     }
 
@@ -427,27 +398,6 @@ impl<'w> Module<'w> {
     /// The module-level instructions, in order.
     pub fn globals(&self) -> impl ExactSizeIterator<Item = Inst> + '_ {
         (0..self.global_starts.len()).map(|k| self.global(k))
-    }
-
-    /// True when an instruction inside a function starts at word `k`.
-    #[inline]
-    pub fn starts_inst(&self, k: usize) -> bool {
-        self.inst_starts
-            .get(k / 64)
-            .is_some_and(|b| b >> (k % 64) & 1 != 0)
-    }
-
-    /// The word index of the start of the instruction that holds word
-    /// `k`, which must be inside a function.
-    pub fn inst_start(&self, k: usize) -> usize {
-        let mut i = k / 64;
-        let mut bits = self.inst_starts[i] & (u64::MAX >> (63 - k % 64));
-        // The function's OpFunction starts at or before `k`.
-        while bits == 0 {
-            i -= 1;
-            bits = self.inst_starts[i];
-        }
-        i * 64 + 63 - bits.leading_zeros() as usize
     }
 
     /// The id bound from the header: every id is below it.
@@ -618,39 +568,6 @@ mod tests {
             e.to_string(),
             "byte 16: header schema word is 7 (must be 0)"
         );
-    }
-
-    #[test]
-    fn inst_start_finds_the_instruction_holding_each_word() {
-        // Two functions long enough to cross several 64-word blocks:
-        // OpFunction, then instructions of 1 to 9 words (OpNop padded),
-        // then OpFunctionEnd.
-        let mut w = header(100);
-        w.extend([header_word(2, spirv::Op::Capability as u16), 1]);
-        let mut starts = Vec::new();
-        for f in 0..2u32 {
-            starts.push(w.len());
-            w.extend([header_word(5, OP_FUNCTION), 1, 10 + f, 0, 2]);
-            w.extend([header_word(2, OP_LABEL), 20 + f]);
-            starts.push(w.len() - 2);
-            for k in 0..60 {
-                starts.push(w.len());
-                let len = 1 + k % 9;
-                w.push(header_word(len, 0));
-                w.extend(std::iter::repeat_n(7, len - 1));
-            }
-            starts.push(w.len());
-            w.push(header_word(1, OP_FUNCTION_END));
-        }
-        let m = Module::parse(&w).unwrap();
-        assert_eq!(m.functions.len(), 2);
-        let mut expected = None;
-        for k in m.functions[0].start..m.functions[1].end {
-            if starts.contains(&k) {
-                expected = Some(k);
-            }
-            assert_eq!(Some(m.inst_start(k)), expected, "word {k}");
-        }
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use crate::error::Result;
 use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
-use crate::operands::{Role, for_each_id, op};
+use crate::operands::{Role, flat_ids, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
 const TOUCH: u8 = 1;
@@ -95,23 +95,69 @@ impl Interest {
             .map_or(0, |k| self.sparse[k].1)
     }
 
-    /// The index of the first operand word of `body` (the words of a
-    /// function of `m`, from word `base` of the module), from `from` on,
-    /// that is of interest. Instruction headers are passed over: a header
-    /// can equal an id of interest (`len << 16 | opcode` is below the
-    /// bound of any module over 65,536 ids), and in a large module that
-    /// would be most instructions.
-    fn next_word(&self, m: &Module<'_>, base: usize, body: &[u32], from: usize) -> Option<usize> {
-        let operand = |k: usize| !m.starts_inst(base + k);
-        if self.sparse.is_empty() {
-            next_word_dense(body, from, &self.dense, operand)
-        } else {
-            let rest = body.get(from..)?;
-            (0..rest.len())
-                .find(|&p| self.class(rest[p]) != 0 && operand(from + p))
-                .map(|p| from + p)
-        }
+    /// The class bits of all of `words`, or'ed.
+    #[inline]
+    fn any(&self, words: &[u32]) -> u8 {
+        words.iter().fold(0, |a, &x| a | self.class(x))
     }
+
+    /// The next instruction of `body` (whole instructions whose word
+    /// counts the parse checked), from the one at `from` on, with an
+    /// operand word of interest: its start, its end and the class bits of
+    /// its operand words. Instruction headers are passed over: a header
+    /// can equal an id of interest (`len << 16 | opcode` is below the
+    /// bound of any module over 65,536 ids).
+    #[inline]
+    fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
+        if self.sparse.is_empty() && self.dense.len() <= HEADER_MIN {
+            // No header (at least 65,536: its word count is not 0) is in
+            // the table: the words are looked at without the instruction
+            // boundaries, which are walked only up to a hit.
+            let k = next_word_dense(body, from, &self.dense)?;
+            let (mut at, mut end) = (from, from + (body[from] >> 16) as usize);
+            while end <= k {
+                at = end;
+                end = at + (body[at] >> 16) as usize;
+            }
+            return Some((at, end, self.any(&body[at + 1..end])));
+        }
+        let mut at = from;
+        while at < body.len() {
+            let end = at + (body[at] >> 16) as usize;
+            let hit = self.any(&body[at + 1..end]);
+            if hit != 0 {
+                return Some((at, end, hit));
+            }
+            at = end;
+        }
+        None
+    }
+}
+
+/// The smallest instruction header: word count 1, opcode 0.
+const HEADER_MIN: usize = 1 << 16;
+
+/// The index of the first word of `words`, from `from` on, whose class in
+/// `dense` (a table whose last entry is 0) is not 0: a branch-free lookup
+/// per word, eight words at a time.
+#[inline(never)]
+fn next_word_dense(words: &[u32], from: usize, dense: &[u8]) -> Option<usize> {
+    let last = dense.len().checked_sub(1)?;
+    // (Sliced so that the index, clamped to `last`, is seen to be in range.)
+    let dense = &dense[..=last];
+    let class = |x: u32| dense[(x as usize).min(last)];
+    let rest = words.get(from..)?;
+    let first_hit =
+        |c: &[u32], base: usize| c.iter().position(|&x| class(x) != 0).map(|p| base + p);
+    let mut chunks = rest.chunks_exact(8);
+    let mut base = from;
+    for c in &mut chunks {
+        if c.iter().fold(0, |a, &x| a | class(x)) != 0 {
+            return first_hit(c, base);
+        }
+        base += 8;
+    }
+    first_hit(chunks.remainder(), base)
 }
 
 /// What the scan learned about one function; its lists are ranges of
@@ -182,19 +228,18 @@ impl Scan {
         let w = m.words;
         let mut touched = false;
         let watched_start = self.watched.len();
+        // Instruction by instruction (the parse checked every word count:
+        // nonzero and in range), one class lookup per operand word: the
+        // headers are passed over (`len << 16 | opcode` equals an id of
+        // interest in any module over 65,536 ids). A call is found by its
+        // callee, a function id (a call of anything else cannot change
+        // which functions live).
         let body = &w[f.start..f.end];
-        // Every word is looked up, instruction headers too (a header that
-        // happens to equal an id of interest only costs a look at its
-        // instruction). A call is found by its callee, a function id (a
-        // call of anything else cannot change which functions live).
-        let mut start = 0;
-        while let Some(k) = interest.next_word(m, f.start, body, start) {
-            // The parse checked every word count: nonzero and in range.
-            let at = m.inst_start(f.start + k);
-            let end = at + (w[at] >> 16) as usize;
-            let inst = &w[at..end];
-            touched |= self.scan_hit(inst, at * 4, interest)? & TOUCH != 0;
-            start = end - f.start;
+        let mut from = 0;
+        while let Some((at, end, hit)) = interest.next_hit(body, from) {
+            let inst = &body[at..end];
+            touched |= self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TOUCH != 0;
+            from = end;
         }
         let watched = &mut self.watched[watched_start..];
         if watched.len() > 1 {
@@ -218,31 +263,31 @@ impl Scan {
 
     /// Records what one instruction with a word of interest says: its
     /// callee if it is a call, and, decoded precisely, the functions it
-    /// references and the watched ids it reads. Returns the class bits of
-    /// its words.
-    fn scan_hit(&mut self, words: &[u32], at: usize, interest: &Interest) -> Result<u8> {
+    /// references and the watched ids it reads. `hit` is the class bits
+    /// of its words after the first; returns them.
+    fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;
         let callee_pos = (opcode == op::FunctionCall && words.len() >= 4).then_some(3);
         if let Some(p) = callee_pos {
             self.callees.push(words[p]);
         }
-        // The class bits of all words, and of those that can reference a
-        // function other than as the callee or the function's own id.
-        let own = match opcode {
-            op::FunctionCall => 3,
-            op::Function => 2,
-            _ => 0,
-        };
-        let (mut hit, mut other) = (0, 0);
-        for (k, &x) in words.iter().enumerate().skip(1) {
-            let c = interest.class(x);
-            hit |= c;
-            if k != own {
-                other |= c;
+        if hit & WATCH == 0 {
+            if hit & FUNCTION == 0 {
+                return Ok(hit);
             }
-        }
-        if other & FUNCTION == 0 && hit & WATCH == 0 {
-            return Ok(hit);
+            // A function's own id or a call's callee is no reference.
+            let own = match opcode {
+                op::FunctionCall => 3,
+                op::Function => 2,
+                _ => 0,
+            };
+            if own != 0 && own < words.len() {
+                let before = interest.any(&words[1..own]);
+                let after = interest.any(&words[own + 1..]);
+                if (before | after) & FUNCTION == 0 {
+                    return Ok(hit);
+                }
+            }
         }
         // Decode precisely: a hit may be a literal (`Aligned 32`), not an
         // id operand.
@@ -250,6 +295,9 @@ impl Scan {
         for_each_read(words, at, |pos, role| {
             let x = words[pos];
             let class = interest.class(x);
+            if class == 0 {
+                return;
+            }
             let reads = matches!(role, Role::Use | Role::MaybeId);
             if reads && Some(pos) != callee_pos && class & FUNCTION != 0 {
                 self.fn_refs.push(x);
@@ -265,40 +313,6 @@ impl Scan {
         })?;
         Ok(hit)
     }
-}
-
-/// [`Interest::next_word`] with a dense class table (its last entry 0):
-/// a branch-free lookup per word, eight words at a time; `operand(k)`
-/// tells whether word `k` is an operand, asked only of a word of
-/// interest.
-#[inline(never)]
-fn next_word_dense(
-    words: &[u32],
-    from: usize,
-    dense: &[u8],
-    operand: impl Fn(usize) -> bool,
-) -> Option<usize> {
-    let last = dense.len().checked_sub(1)?;
-    // (Sliced so that the index, clamped to `last`, is seen to be in range.)
-    let dense = &dense[..=last];
-    let class = |x: u32| dense[(x as usize).min(last)];
-    let rest = words.get(from..)?;
-    let first_hit = |c: &[u32], base: usize| {
-        (0..c.len())
-            .find(|&p| class(c[p]) != 0 && operand(base + p))
-            .map(|p| base + p)
-    };
-    let mut chunks = rest.chunks_exact(8);
-    let mut base = from;
-    for c in &mut chunks {
-        if c.iter().fold(0, |a, &x| a | class(x)) != 0
-            && let Some(k) = first_hit(c, base)
-        {
-            return Some(k);
-        }
-        base += 8;
-    }
-    first_hit(chunks.remainder(), base)
 }
 
 /// The members of `watch` that the instructions in `words` (whole
@@ -349,7 +363,9 @@ pub(super) fn watched_ids(
 /// [`for_each_id`] for the scan, which does not know the types of local
 /// values: an `OpSwitch`'s case literals are as wide as its selector's
 /// type, so only its selector is reported (its other ids are labels, neither
-/// functions nor table ids).
+/// functions nor table ids). A flat layout ([`flat_ids`]: nearly every
+/// instruction, loads and stores with `Aligned 4` among them) is read
+/// without walking the grammar.
 fn for_each_read(words: &[u32], at: usize, mut f: impl FnMut(usize, Role)) -> Result<()> {
     let opcode = (words[0] & 0xffff) as u16;
     if opcode == op::Switch {
@@ -358,38 +374,21 @@ fn for_each_read(words: &[u32], at: usize, mut f: impl FnMut(usize, Role)) -> Re
         }
         return Ok(());
     }
-    if let Some(ids) = plain_access_ids(opcode, words) {
-        ids.iter().for_each(|&(pos, role)| f(pos, role));
+    if let Some(flat) = flat_ids(words) {
+        for pos in 1..flat.checked_end {
+            let role = if pos == flat.result {
+                Role::Result
+            } else if pos < flat.first_use {
+                Role::ResultType
+            } else {
+                Role::Use
+            };
+            f(pos, role);
+        }
+        (flat.maybe_from..words.len()).for_each(|pos| f(pos, Role::MaybeId));
         return Ok(());
     }
     for_each_id(words, at, &|_| 1, f)
-}
-
-/// The id words of an `OpLoad` or `OpStore` whose memory-access operands
-/// are all literals (none, or `Volatile`, `Aligned N`, `Nontemporal`,
-/// `NonPrivatePointer`), as [`for_each_id`] reports them, without walking
-/// the grammar: nearly every load and store, whose `Aligned 4` often
-/// equals a small function id. `None` for anything else.
-fn plain_access_ids(opcode: u16, words: &[u32]) -> Option<&'static [(usize, Role)]> {
-    use spirv::MemoryAccess as M;
-    const LOAD: u16 = spirv::Op::Load as u16;
-    const STORE: u16 = spirv::Op::Store as u16;
-    const LOAD_IDS: [(usize, Role); 3] = [(1, Role::ResultType), (2, Role::Result), (3, Role::Use)];
-    const STORE_IDS: [(usize, Role); 2] = [(1, Role::Use), (2, Role::Use)];
-    let literal_only = (M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER).bits();
-    let (mask_at, ids) = match opcode {
-        LOAD => (4, &LOAD_IDS[..]),
-        STORE => (3, &STORE_IDS[..]),
-        _ => return None,
-    };
-    let plain = match words.get(mask_at) {
-        None => words.len() == mask_at,
-        Some(&mask) => {
-            let aligned = mask & M::ALIGNED.bits() != 0;
-            mask & !literal_only == 0 && words.len() == mask_at + 1 + aligned as usize
-        }
-    };
-    plain.then_some(ids)
 }
 
 #[cfg(test)]
@@ -423,26 +422,13 @@ mod tests {
         let words: Vec<u32> = (0..150u32)
             .map(|k| [1, 2, u32::MAX, 4, 9, 3, 1, 5, 2, 300, 70][(k * k % 23 % 11) as usize])
             .collect();
-        // (Say every fifth word of the module is an instruction's header,
-        // and `words` starts at module word 3.)
-        let base = 3;
-        let starts: Vec<u64> = (0..3)
-            .map(|i| {
-                (0..64)
-                    .filter(|b| (i * 64 + b) % 5 == 0)
-                    .fold(0, |m, b| m | 1 << b)
-            })
-            .collect();
-        for from in 0..words.len() + 2 {
-            let want =
-                (from..words.len()).find(|&k| dense.class(words[k]) != 0 && (base + k) % 5 != 0);
-            let got = next_word_dense(&words, from, &dense.dense, |k| {
-                (starts[(base + k) / 64] >> ((base + k) % 64)) & 1 == 0
-            });
-            assert_eq!(got, want, "from {from}");
-            let sparse_want =
-                (from..words.len()).find(|&k| sparse.class(words[k]) != 0 && (base + k) % 5 != 0);
-            assert_eq!(sparse_want, want, "from {from}");
+        for from in 0..words.len() {
+            for to in from..(from + 9).min(words.len()) {
+                let part = &words[from..to];
+                let want = part.iter().fold(0, |a, &x| a | dense.class(x));
+                assert_eq!(dense.any(part), want, "{from}..{to}");
+                assert_eq!(sparse.any(part), want, "{from}..{to}");
+            }
         }
     }
 

@@ -275,18 +275,40 @@ impl Scan {
             if hit & FUNCTION == 0 {
                 return Ok(hit);
             }
-            // A function's own id or a call's callee is no reference.
-            let own = match opcode {
-                op::FunctionCall => 3,
-                op::Function => 2,
-                _ => 0,
+            // Only a function id read (other than as the callee, or a
+            // function's own id) is recorded: with a flat layout the
+            // words read are known without decoding (a load's or store's
+            // `Aligned 4` is not one).
+            let flat = if opcode == op::Switch {
+                None
+            } else {
+                flat_ids(words)
             };
-            if own != 0 && own < words.len() {
-                let before = interest.any(&words[1..own]);
-                let after = interest.any(&words[own + 1..]);
-                if (before | after) & FUNCTION == 0 {
-                    return Ok(hit);
+            let reads = match flat {
+                Some(flat) => {
+                    let from = if callee_pos.is_some() {
+                        4
+                    } else {
+                        flat.first_use
+                    };
+                    let uses = words.get(from..flat.checked_end).unwrap_or(&[]);
+                    interest.any(uses) | interest.any(&words[flat.maybe_from..])
                 }
+                None => {
+                    let own = match opcode {
+                        op::FunctionCall => 3,
+                        op::Function => 2,
+                        _ => 0,
+                    };
+                    if own != 0 && own < words.len() {
+                        interest.any(&words[1..own]) | interest.any(&words[own + 1..])
+                    } else {
+                        FUNCTION
+                    }
+                }
+            };
+            if reads & FUNCTION == 0 {
+                return Ok(hit);
             }
         }
         // Decode precisely: a hit may be a literal (`Aligned 32`), not an

@@ -235,11 +235,16 @@ impl Scan {
         // callee, a function id (a call of anything else cannot change
         // which functions live).
         let body = &w[f.start..f.end];
-        let mut from = 0;
-        while let Some((at, end, hit)) = interest.next_hit(body, from) {
-            let inst = &body[at..end];
-            touched |= self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TOUCH != 0;
-            from = end;
+        // The OpFunction first, looked at directly: its own id, always of
+        // interest, would cost a search.
+        let first = (body[0] >> 16) as usize;
+        let mut next = Some((0, first, interest.any(&body[1..first])));
+        while let Some((at, end, hit)) = next {
+            if hit != 0 {
+                let inst = &body[at..end];
+                touched |= self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TOUCH != 0;
+            }
+            next = interest.next_hit(body, end);
         }
         let watched = &mut self.watched[watched_start..];
         if watched.len() > 1 {

@@ -3,10 +3,11 @@
 //! For each function it records whether it reads a predicate (then it must be
 //! rewritten), which functions it calls, which functions it references other
 //! than by calling them (function pointers: those stay), and which of the
-//! predicate table's constants and types it mentions. Each word costs one
-//! table lookup (its class: touch, function, watched or none); only an
-//! instruction with a function or watched word is decoded with the grammar,
-//! so an untouched function costs one linear scan. The facts of all
+//! predicate table's constants and types it mentions. It goes instruction
+//! by instruction (headers can equal ids of interest); each operand word
+//! costs one table lookup (its class: touch, function, watched or none),
+//! and only an instruction with a function or watched word among the ids
+//! it reads is decoded, so an untouched function costs one linear scan. The facts of all
 //! functions live in a few shared vectors (a module may hold 200,000
 //! functions).
 
@@ -24,9 +25,9 @@ const WATCH: u8 = 4;
 
 /// The ids a scan looks for: each id's class bits, one lookup per word.
 pub(super) struct Interest {
-    /// Class of every id up to the largest member and one 0 after it,
-    /// when that is not much larger than the module (a hostile bound must
-    /// not make us allocate gigabytes).
+    /// Class of every id up to the largest member, when that is not much
+    /// larger than the module (a hostile bound must not make us allocate
+    /// gigabytes).
     dense: Vec<u8>,
     /// Otherwise `(id, class)`, sorted by id.
     sparse: Vec<(u32, u8)>,
@@ -51,9 +52,7 @@ impl Interest {
         };
         let max = members().map(|(x, _)| x as usize).max().unwrap_or(0);
         if max <= module_words.saturating_mul(8).max(1 << 16) {
-            // One more entry than the largest member: a zero every word
-            // past the table can be clamped to.
-            let mut dense = vec![0u8; max + 2];
+            let mut dense = vec![0u8; max + 1];
             for (x, c) in members() {
                 dense[x as usize] |= c;
             }
@@ -104,23 +103,11 @@ impl Interest {
     /// The next instruction of `body` (whole instructions whose word
     /// counts the parse checked), from the one at `from` on, with an
     /// operand word of interest: its start, its end and the class bits of
-    /// its operand words. Instruction headers are passed over: a header
-    /// can equal an id of interest (`len << 16 | opcode` is below the
-    /// bound of any module over 65,536 ids).
+    /// its operand words. The headers are passed over: a header can equal
+    /// an id of interest (`len << 16 | opcode` is below the bound of any
+    /// module over 65,536 ids), and in a large module most would.
     #[inline]
     fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
-        if self.sparse.is_empty() && self.dense.len() <= HEADER_MIN {
-            // No header (at least 65,536: its word count is not 0) is in
-            // the table: the words are looked at without the instruction
-            // boundaries, which are walked only up to a hit.
-            let k = next_word_dense(body, from, &self.dense)?;
-            let (mut at, mut end) = (from, from + (body[from] >> 16) as usize);
-            while end <= k {
-                at = end;
-                end = at + (body[at] >> 16) as usize;
-            }
-            return Some((at, end, self.any(&body[at + 1..end])));
-        }
         let mut at = from;
         while at < body.len() {
             let end = at + (body[at] >> 16) as usize;
@@ -134,43 +121,18 @@ impl Interest {
     }
 }
 
-/// The smallest instruction header: word count 1, opcode 0.
-const HEADER_MIN: usize = 1 << 16;
-
-/// The index of the first word of `words`, from `from` on, whose class in
-/// `dense` (a table whose last entry is 0) is not 0: a branch-free lookup
-/// per word, eight words at a time.
-#[inline(never)]
-fn next_word_dense(words: &[u32], from: usize, dense: &[u8]) -> Option<usize> {
-    let last = dense.len().checked_sub(1)?;
-    // (Sliced so that the index, clamped to `last`, is seen to be in range.)
-    let dense = &dense[..=last];
-    let class = |x: u32| dense[(x as usize).min(last)];
-    let rest = words.get(from..)?;
-    let first_hit =
-        |c: &[u32], base: usize| c.iter().position(|&x| class(x) != 0).map(|p| base + p);
-    let mut chunks = rest.chunks_exact(8);
-    let mut base = from;
-    for c in &mut chunks {
-        if c.iter().fold(0, |a, &x| a | class(x)) != 0 {
-            return first_hit(c, base);
-        }
-        base += 8;
-    }
-    first_hit(chunks.remainder(), base)
-}
-
 /// What the scan learned about one function; its lists are ranges of
-/// [`Scan`]'s shared vectors.
+/// [`Scan`]'s shared vectors (12 bytes a function: the lists' lengths fit
+/// in 32 bits, as the module's words do).
 #[derive(Debug, Clone, Copy)]
 struct FunctionFacts {
-    /// True when the function reads a predicate or a value folded from one.
-    touched: bool,
     /// End of its callees in [`Scan::callees`] (they start where the
     /// previous function's end).
-    callees_end: usize,
+    callees_end: u32,
     /// End of its watched ids in [`Scan::watched`].
-    watched_end: usize,
+    watched_end: u32,
+    /// True when the function reads a predicate or a value folded from one.
+    touched: bool,
 }
 
 /// What the scan learned about every function, in module order.
@@ -209,13 +171,13 @@ impl Scan {
     /// The callees of the `k`th function's calls, in order.
     pub(super) fn callees(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].callees_end);
-        &self.callees[start..self.facts[k].callees_end]
+        &self.callees[start as usize..self.facts[k].callees_end as usize]
     }
 
     /// The watched ids the `k`th function reads, sorted.
     pub(super) fn watched(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].watched_end);
-        &self.watched[start..self.facts[k].watched_end]
+        &self.watched[start as usize..self.facts[k].watched_end as usize]
     }
 
     /// Scans one function, appending its facts.
@@ -258,10 +220,11 @@ impl Scan {
             }
             self.watched.truncate(watched_start + kept);
         }
+        // (Each list holds at most a word of the module per entry.)
         self.facts.push(FunctionFacts {
+            callees_end: self.callees.len() as u32,
+            watched_end: self.watched.len() as u32,
             touched,
-            callees_end: self.callees.len(),
-            watched_end: self.watched.len(),
         });
         Ok(())
     }

@@ -108,14 +108,16 @@ impl Interest {
     /// module over 65,536 ids), and in a large module most would.
     #[inline]
     fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
-        let mut at = from;
-        while at < body.len() {
-            let end = at + (body[at] >> 16) as usize;
-            let hit = self.any(&body[at + 1..end]);
+        let mut rest = body.get(from..)?;
+        while let Some((&header, operands)) = rest.split_first() {
+            // (The parse checked every word count: nonzero and in range.)
+            let operands = operands.get(..((header >> 16) as usize).wrapping_sub(1))?;
+            let hit = self.any(operands);
             if hit != 0 {
-                return Some((at, end, hit));
+                let at = body.len() - rest.len();
+                return Some((at, at + 1 + operands.len(), hit));
             }
-            at = end;
+            rest = &rest[1 + operands.len()..];
         }
         None
     }

@@ -249,33 +249,19 @@ impl Scan {
             // function's own id) is recorded: with a flat layout the
             // words read are known without decoding (a load's or store's
             // `Aligned 4` is not one).
-            let flat = if opcode == op::Switch {
-                None
+            let flat = (opcode != op::Switch && callee_pos.is_none())
+                .then(|| flat_ids(words))
+                .flatten();
+            let reads = if callee_pos.is_some() {
+                // A call's words after its callee are all arguments.
+                interest.any(&words[4..])
+            } else if let Some(flat) = flat {
+                let uses = words.get(flat.first_use..flat.checked_end).unwrap_or(&[]);
+                interest.any(uses) | interest.any(&words[flat.maybe_from..])
+            } else if opcode == op::Function && words.len() > 2 {
+                interest.any(&words[1..2]) | interest.any(&words[3..])
             } else {
-                flat_ids(words)
-            };
-            let reads = match flat {
-                Some(flat) => {
-                    let from = if callee_pos.is_some() {
-                        4
-                    } else {
-                        flat.first_use
-                    };
-                    let uses = words.get(from..flat.checked_end).unwrap_or(&[]);
-                    interest.any(uses) | interest.any(&words[flat.maybe_from..])
-                }
-                None => {
-                    let own = match opcode {
-                        op::FunctionCall => 3,
-                        op::Function => 2,
-                        _ => 0,
-                    };
-                    if own != 0 && own < words.len() {
-                        interest.any(&words[1..own]) | interest.any(&words[own + 1..])
-                    } else {
-                        FUNCTION
-                    }
-                }
+                FUNCTION
             };
             if reads & FUNCTION == 0 {
                 return Ok(hit);

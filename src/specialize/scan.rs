@@ -249,17 +249,14 @@ impl Scan {
             // function's own id) is recorded: with a flat layout the
             // words read are known without decoding (a load's or store's
             // `Aligned 4` is not one).
-            let flat = (opcode != op::Switch && callee_pos.is_none())
-                .then(|| flat_ids(words))
-                .flatten();
             let reads = if callee_pos.is_some() {
                 // A call's words after its callee are all arguments.
                 interest.any(&words[4..])
-            } else if let Some(flat) = flat {
-                let uses = words.get(flat.first_use..flat.checked_end).unwrap_or(&[]);
-                interest.any(uses) | interest.any(&words[flat.maybe_from..])
             } else if opcode == op::Function && words.len() > 2 {
                 interest.any(&words[1..2]) | interest.any(&words[3..])
+            } else if let Some(flat) = (opcode != op::Switch).then(|| flat_ids(words)).flatten() {
+                let uses = words.get(flat.first_use..flat.checked_end).unwrap_or(&[]);
+                interest.any(uses) | interest.any(&words[flat.maybe_from..])
             } else {
                 FUNCTION
             };

@@ -4,12 +4,12 @@
 //! rewritten), which functions it calls, which functions it references other
 //! than by calling them (function pointers: those stay), and which of the
 //! predicate table's constants and types it mentions. It goes instruction
-//! by instruction (headers can equal ids of interest); each operand word
+//! by instruction (a header can equal an id of interest); each operand word
 //! costs one table lookup (its class: touch, function, watched or none),
 //! and only an instruction with a function or watched word among the ids
-//! it reads is decoded, so an untouched function costs one linear scan. The facts of all
-//! functions live in a few shared vectors (a module may hold 200,000
-//! functions).
+//! it reads is decoded, so an untouched function costs one linear scan.
+//! The facts of all functions live in a few shared vectors (a module may
+//! hold 200,000 functions).
 
 use crate::error::Result;
 use crate::idset::IdSet;

@@ -34,7 +34,6 @@ pub enum Role {
 }
 
 /// What the walker needs to know of an opcode.
-#[derive(Clone, Copy)]
 struct Entry {
     grammar: &'static Instruction<'static>,
     /// For instructions whose operands are fixed ids and at most one
@@ -44,8 +43,10 @@ struct Entry {
     result_pos: Option<usize>,
     /// The layout of the other instructions whose operands the walker need
     /// not be consulted for (literals among the fixed words, a string, a
-    /// decoration or mode): most module-scope instructions.
-    layout: Option<Layout>,
+    /// decoration or mode): most module-scope instructions. Read off the
+    /// grammar on first use: a run meets a few dozen opcodes of the
+    /// hundreds.
+    layout: OnceLock<Option<Layout>>,
 }
 
 /// An instruction layout read without walking the grammar, for the
@@ -121,27 +122,33 @@ enum Tail {
     MemoryAccess,
 }
 
-/// Opcode → grammar entry, built once: an immutable lookup table.
-fn entry(opcode: u16) -> Option<Entry> {
-    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
+/// Opcode → grammar entry, built once: an immutable lookup table (an
+/// index by opcode into the entries, so the sparse opcode space costs two
+/// bytes per opcode).
+#[inline]
+fn entry(opcode: u16) -> Option<&'static Entry> {
+    static TABLE: OnceLock<(Vec<u16>, Vec<Entry>)> = OnceLock::new();
+    let (index, entries) = TABLE.get_or_init(|| {
         let max = INSTRUCTION_TABLE
             .iter()
-            .map(|i| i.opcode as u32)
+            .map(|i| i.opcode as usize)
             .max()
             .unwrap_or(0);
-        let mut t = vec![None; max as usize + 1];
+        let mut index = vec![u16::MAX; max + 1];
+        let mut entries = Vec::with_capacity(INSTRUCTION_TABLE.iter().count());
         for inst in INSTRUCTION_TABLE.iter() {
-            t[inst.opcode as usize] = Some(Entry {
+            let simple = simple_layout(inst);
+            index[inst.opcode as usize] = entries.len() as u16;
+            entries.push(Entry {
                 grammar: inst,
-                simple: simple_layout(inst),
+                simple,
                 result_pos: grammar_result_pos(inst),
-                layout: layout(inst),
+                layout: OnceLock::new(),
             });
         }
-        t
+        (index, entries)
     });
-    table.get(opcode as usize).copied().flatten()
+    entries.get(*index.get(opcode as usize)? as usize)
 }
 
 /// The all-ids layout of an instruction, if it has one.
@@ -209,14 +216,11 @@ fn one_word_literal(kind: OperandKind) -> bool {
     )
 }
 
-/// The [`Layout`] of an instruction without a [`Simple`] one, if the
-/// walker's reading of it fits one.
+/// The [`Layout`] of an instruction (one without a [`Simple`] layout, for
+/// [`entry`]), if the walker's reading of it fits one.
 fn layout(inst: &Instruction<'_>) -> Option<Layout> {
     use OperandKind as K;
     use OperandQuantifier as Q;
-    if simple_layout(inst).is_some() {
-        return None;
-    }
     let ops = inst.operands;
     let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
     let has_result = ops
@@ -542,7 +546,7 @@ pub fn for_each_id(
         }
         return Ok(());
     }
-    if let Some(l) = e.layout
+    if let Some(l) = *e.layout.get_or_init(|| layout(e.grammar))
         && for_each_id_by_layout(words, l, &mut f)
     {
         return Ok(());
@@ -954,7 +958,10 @@ mod tests {
         let fills = [7u32, 0x4141_4141, 0, 0x0041_4141, 17];
         let mut by_layout = 0;
         for inst in INSTRUCTION_TABLE.iter() {
-            let Some(l) = entry(inst.opcode as u16).and_then(|e| e.layout) else {
+            let Some(e) = entry(inst.opcode as u16).filter(|e| e.simple.is_none()) else {
+                continue;
+            };
+            let Some(l) = layout(e.grammar) else {
                 continue;
             };
             for len in 1..9usize {

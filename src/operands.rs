@@ -34,6 +34,7 @@ pub enum Role {
 }
 
 /// What the walker needs to know of an opcode.
+#[derive(Clone, Copy)]
 struct Entry {
     grammar: &'static Instruction<'static>,
     /// For instructions whose operands are fixed ids and at most one
@@ -41,12 +42,11 @@ struct Entry {
     simple: Option<Simple>,
     /// Word index of the result id, if there is one ([`result_pos`]).
     result_pos: Option<usize>,
-    /// The layout of the other instructions whose operands the walker need
-    /// not be consulted for (literals among the fixed words, a string, a
-    /// decoration or mode): most module-scope instructions. Read off the
-    /// grammar on first use: a run meets a few dozen opcodes of the
-    /// hundreds.
-    layout: OnceLock<Option<Layout>>,
+    /// Its place in the grammar's table, where [`layout_of`] keeps its
+    /// [`Layout`]: that of the other instructions whose operands the
+    /// walker need not be consulted for (literals among the fixed words, a
+    /// string, a decoration or mode), most module-scope instructions.
+    slot: u16,
 }
 
 /// An instruction layout read without walking the grammar, for the
@@ -122,33 +122,43 @@ enum Tail {
     MemoryAccess,
 }
 
-/// Opcode → grammar entry, built once: an immutable lookup table (an
-/// index by opcode into the entries, so the sparse opcode space costs two
-/// bytes per opcode).
+/// Opcode → grammar entry, built once: an immutable lookup table.
 #[inline]
 fn entry(opcode: u16) -> Option<&'static Entry> {
-    static TABLE: OnceLock<(Vec<u16>, Vec<Entry>)> = OnceLock::new();
-    let (index, entries) = TABLE.get_or_init(|| {
+    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| {
         let max = INSTRUCTION_TABLE
             .iter()
-            .map(|i| i.opcode as usize)
+            .map(|i| i.opcode as u32)
             .max()
             .unwrap_or(0);
-        let mut index = vec![u16::MAX; max + 1];
-        let mut entries = Vec::with_capacity(INSTRUCTION_TABLE.iter().count());
-        for inst in INSTRUCTION_TABLE.iter() {
-            let simple = simple_layout(inst);
-            index[inst.opcode as usize] = entries.len() as u16;
-            entries.push(Entry {
+        let mut t = vec![None; max as usize + 1];
+        for (slot, inst) in INSTRUCTION_TABLE.iter().enumerate() {
+            t[inst.opcode as usize] = Some(Entry {
                 grammar: inst,
-                simple,
+                simple: simple_layout(inst),
                 result_pos: grammar_result_pos(inst),
-                layout: OnceLock::new(),
+                slot: slot as u16,
             });
         }
-        (index, entries)
+        t
     });
-    entries.get(*index.get(opcode as usize)? as usize)
+    table.get(opcode as usize)?.as_ref()
+}
+
+/// The [`Layout`] of an opcode without a [`Simple`] one, read off the
+/// grammar on first use (a run meets a few dozen opcodes of the hundreds),
+/// out of the hot [`entry`] table.
+fn layout_of(e: &Entry) -> Option<Layout> {
+    static LAYOUTS: OnceLock<Vec<OnceLock<Option<Layout>>>> = OnceLock::new();
+    let layouts = LAYOUTS.get_or_init(|| {
+        (0..INSTRUCTION_TABLE.iter().count())
+            .map(|_| OnceLock::new())
+            .collect()
+    });
+    *layouts
+        .get(e.slot as usize)?
+        .get_or_init(|| layout(e.grammar))
 }
 
 /// The all-ids layout of an instruction, if it has one.
@@ -546,7 +556,7 @@ pub fn for_each_id(
         }
         return Ok(());
     }
-    if let Some(l) = *e.layout.get_or_init(|| layout(e.grammar))
+    if let Some(l) = layout_of(e)
         && for_each_id_by_layout(words, l, &mut f)
     {
         return Ok(());

@@ -137,7 +137,8 @@ pub(super) struct ChainShape {
     /// and module-scope `OpSpecConstantOp` logic or selects over them.
     pub touch: IdSet,
     /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention an id of `touch`.
+    /// decorations aside) that mention an id of `touch` in a word other
+    /// than their result.
     pub readers: Vec<usize>,
 }
 
@@ -186,10 +187,20 @@ impl ChainShape {
             }
         }
         let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        // A definition whose only mention is its own result (a site's
+        // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
+        // rewrite of readers would pass it over, so it is no reader.
         let readers = (0..m.global_count())
             .filter(|&k| {
                 let inst = m.global(k);
-                !names_an_id(inst.opcode) && touch.any_in(&m.inst_words(inst)[1..])
+                if names_an_id(inst.opcode) {
+                    return false;
+                }
+                let w = m.inst_words(inst);
+                match result_pos(inst.opcode) {
+                    Some(r) if r < w.len() => touch.any_in(&w[1..r]) || touch.any_in(&w[r + 1..]),
+                    _ => touch.any_in(&w[1..]),
+                }
             })
             .collect();
         Ok(ChainShape { touch, readers })
@@ -258,7 +269,7 @@ impl<'a> Context<'a> {
             }
             let w = m.inst_words(inst);
             // Cheap test first: does any word but the result name a site
-            // or a chain value? (Most readers are the sites' definitions.)
+            // or a chain value?
             let result = result_pos(inst.opcode);
             let maybe = w.iter().enumerate().skip(1).any(|(pos, x)| {
                 Some(pos) != result

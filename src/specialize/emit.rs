@@ -50,8 +50,7 @@ pub(super) fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usi
             continue;
         }
         let w = m.inst_words(inst);
-        // Only an operand that may be replaced can change: most readers
-        // are the predicate sites' own definitions.
+        // Only an operand that may be replaced can change.
         let result = result_pos(inst.opcode);
         if !w
             .iter()

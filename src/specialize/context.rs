@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idbits::IdBits;
 use crate::idset::IdSet;
+use crate::inspect::Resolved;
 use crate::module::{Inst, Module};
 use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
 use crate::table::PredicateTable;
@@ -82,20 +83,22 @@ pub(super) struct SiteValues {
 }
 
 impl SiteValues {
-    /// The sites of `table`'s predicates with their predicate's value in
-    /// `values` (a site listed twice takes its last predicate's value).
+    /// The sites of `table`'s predicates with their predicate's value, the
+    /// value of `values` at its place in the table (a site listed twice
+    /// takes its last predicate's value).
     fn new(
         table: &PredicateTable,
-        values: &HashMap<u32, bool>,
+        values: &[Resolved],
         bound: u32,
         module_words: usize,
     ) -> SiteValues {
         let listed: Vec<(u32, bool)> = table
             .predicates
             .iter()
-            .flat_map(|p| {
-                let value = values[&p.spec_id];
-                p.sites.iter().map(move |&s| (s, value))
+            .zip(values)
+            .flat_map(|(p, r)| {
+                debug_assert_eq!(p.spec_id, r.spec_id, "values in table order");
+                p.sites.iter().map(move |&s| (s, r.value))
             })
             .collect();
         let sites = IdSet::new(listed.iter().map(|&(s, _)| s), module_words);
@@ -208,13 +211,15 @@ impl ChainShape {
 }
 
 impl<'a> Context<'a> {
-    /// Evaluates the module-scope chain for the given site values, looking
-    /// only at `readers` ([`ChainShape::readers`] of the same module).
+    /// Evaluates the module-scope chain for the given values of the
+    /// table's predicates (in table order, as
+    /// `inspect::resolve_predicates` gives them), looking only at
+    /// `readers` ([`ChainShape::readers`] of the same module).
     pub(super) fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
-        values: &HashMap<u32, bool>,
+        values: &[Resolved],
         readers: &'a [usize],
     ) -> Result<Context<'a>> {
         let site_value = SiteValues::new(table, values, m.bound(), m.words.len());

@@ -111,19 +111,19 @@ impl<'w> Prepared<'w> {
         self.finish(a, ctx, rewrites, report)
     }
 
-    /// The context of one set of predicate values (every predicate site's
-    /// value and the module-scope chain folded), and the report begun.
+    /// The context of one set of predicate values, in table order (every
+    /// predicate site's value and the module-scope chain folded), and the
+    /// report begun.
     pub(super) fn resolve_values<'p>(
         &'p self,
         a: &'p Analysis,
         predicates: Vec<Resolved>,
     ) -> Result<(Context<'p>, Report)> {
-        let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
+        let ctx = Context::new(&self.m, &self.g, &a.table, &predicates, &a.readers)?;
         let report = Report {
             predicates,
             ..Report::default()
         };
-        let ctx = Context::new(&self.m, &self.g, &a.table, &values, &a.readers)?;
         Ok((ctx, report))
     }
 

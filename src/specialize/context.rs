@@ -59,7 +59,9 @@ pub(super) struct Context<'a> {
     replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
-    reps: [Option<u32>; 2],
+    /// The constant chosen for `false` and for `true` ([`Context::constant`]),
+    /// once chosen.
+    chosen_constants: [Option<u32>; 2],
     /// Sites turned into `OpConstantTrue/False`, with their value.
     pub repurposed: HashMap<u32, bool>,
     /// New constants `(id, value)` to insert after `OpTypeBool`.
@@ -231,7 +233,7 @@ impl<'a> Context<'a> {
             chain: IdSet::default(),
             replaceable: IdSet::default(),
             first_reader: usize::MAX,
-            reps: [None, None],
+            chosen_constants: [None, None],
             repurposed: HashMap::default(),
             new_consts: Vec::new(),
             next_id: m.bound(),
@@ -438,7 +440,7 @@ impl<'a> Context<'a> {
 
     /// The id of the boolean constant `b`, chosen (or made) on first need.
     pub(super) fn constant(&mut self, b: bool) -> u32 {
-        if let Some(id) = self.reps[b as usize] {
+        if let Some(id) = self.chosen_constants[b as usize] {
             return id;
         }
         let pos = |id: &u32| self.globals.defs.get(*id).map_or(usize::MAX, |i| i.at);
@@ -469,7 +471,7 @@ impl<'a> Context<'a> {
                 }
             }
         });
-        self.reps[b as usize] = Some(id);
+        self.chosen_constants[b as usize] = Some(id);
         id
     }
 }

@@ -471,12 +471,15 @@ pub fn literal_string(words: &[u32], at: usize, end: usize) -> Result<(String, u
             "literal string has no terminating NUL within its instruction",
         )
     })?;
-    let mut bytes = Vec::with_capacity(n * 4);
-    for w in &words[at..at + n] {
+    // Only the last word holds a NUL: the string's length is known before
+    // a byte is copied.
+    let last = words[at + n - 1].to_le_bytes();
+    let tail = last.iter().position(|&b| b == 0).unwrap_or(4);
+    let mut bytes = Vec::with_capacity((n - 1) * 4 + tail);
+    for w in &words[at..at + n - 1] {
         bytes.extend_from_slice(&w.to_le_bytes());
     }
-    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    bytes.truncate(len);
+    bytes.extend_from_slice(&last[..tail]);
     let s = String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok((s, n))

@@ -42,6 +42,57 @@ struct Entry {
     simple: Option<Simple>,
     /// Word index of the result id, if there is one ([`result_pos`]).
     result_pos: Option<usize>,
+    /// Its place in the grammar's table, where [`layout_of`] keeps its
+    /// [`Layout`]: that of the other instructions whose operands the
+    /// walker need not be consulted for (literals among the fixed words, a
+    /// string, a decoration or mode), most module-scope instructions.
+    slot: u16,
+}
+
+/// An instruction layout read without walking the grammar, for the
+/// opcodes without a [`Simple`] one: an optional result type and result,
+/// `fixed` one-word operands (ids or literals), then a [`LayoutTail`].
+/// [`for_each_id`] reads the words exactly as the walker would, and leaves
+/// to the walker every instruction too short for its fixed words or
+/// otherwise malformed, so reports and errors stay the walker's.
+#[derive(Clone, Copy)]
+struct Layout {
+    has_type: bool,
+    has_result: bool,
+    /// One-word operands after the result.
+    fixed: u8,
+    /// Bit `i` set: fixed operand `i` is an id read; clear: a literal.
+    fixed_ids: u32,
+    tail: LayoutTail,
+}
+
+/// What may follow a [`Layout`]'s fixed operands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum LayoutTail {
+    /// Nothing (extra words are reported as [`Role::MaybeId`]).
+    Nothing,
+    /// Any number of ids.
+    Ids,
+    /// Any number of id pairs.
+    IdPairs,
+    /// Literal words to the end (`OpConstant`'s value, `OpDecorate`-like
+    /// literal lists).
+    Literals,
+    /// An optional id, then nothing (`OpVariable`'s initializer).
+    OptionalId,
+    /// An optional one-word literal, then nothing.
+    OptionalLiteral,
+    /// A literal string, then nothing (`OpName`, `OpExtInstImport`).
+    String,
+    /// A literal string, then ids (`OpEntryPoint`'s interface).
+    StringThenIds,
+    /// A decoration, execution mode or loop control word whose parameters
+    /// run to the end: ids for `OpDecorateId` and `OpExecutionModeId`,
+    /// literals otherwise.
+    Mode {
+        /// The parameters are ids.
+        ids: bool,
+    },
 }
 
 /// An instruction layout read without walking the grammar: an optional
@@ -72,7 +123,8 @@ enum Tail {
 }
 
 /// Opcode → grammar entry, built once: an immutable lookup table.
-fn entry(opcode: u16) -> Option<Entry> {
+#[inline]
+fn entry(opcode: u16) -> Option<&'static Entry> {
     static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
     let table = TABLE.get_or_init(|| {
         let max = INSTRUCTION_TABLE
@@ -81,16 +133,32 @@ fn entry(opcode: u16) -> Option<Entry> {
             .max()
             .unwrap_or(0);
         let mut t = vec![None; max as usize + 1];
-        for inst in INSTRUCTION_TABLE.iter() {
+        for (slot, inst) in INSTRUCTION_TABLE.iter().enumerate() {
             t[inst.opcode as usize] = Some(Entry {
                 grammar: inst,
                 simple: simple_layout(inst),
                 result_pos: grammar_result_pos(inst),
+                slot: slot as u16,
             });
         }
         t
     });
-    table.get(opcode as usize).copied().flatten()
+    table.get(opcode as usize)?.as_ref()
+}
+
+/// The [`Layout`] of an opcode without a [`Simple`] one, read off the
+/// grammar on first use (a run meets a few dozen opcodes of the hundreds),
+/// out of the hot [`entry`] table.
+fn layout_of(e: &Entry) -> Option<Layout> {
+    static LAYOUTS: OnceLock<Vec<OnceLock<Option<Layout>>>> = OnceLock::new();
+    let layouts = LAYOUTS.get_or_init(|| {
+        (0..INSTRUCTION_TABLE.iter().count())
+            .map(|_| OnceLock::new())
+            .collect()
+    });
+    *layouts
+        .get(e.slot as usize)?
+        .get_or_init(|| layout(e.grammar))
 }
 
 /// The all-ids layout of an instruction, if it has one.
@@ -128,6 +196,152 @@ fn simple_layout(inst: &Instruction<'_>) -> Option<Simple> {
         fixed,
         tail,
     })
+}
+
+/// Whether the walker reads an operand of this kind as exactly one word
+/// that is not an id (an enumerant, a mask without id parameters, a
+/// literal number).
+fn one_word_literal(kind: OperandKind) -> bool {
+    use OperandKind as K;
+    !matches!(
+        kind,
+        K::IdResultType
+            | K::IdResult
+            | K::IdRef
+            | K::IdMemorySemantics
+            | K::IdScope
+            | K::LiteralString
+            | K::LiteralContextDependentNumber
+            | K::LiteralSpecConstantOpInteger
+            | K::PairLiteralIntegerIdRef
+            | K::PairIdRefLiteralInteger
+            | K::PairIdRefIdRef
+            | K::ImageOperands
+            | K::MemoryAccess
+            | K::TensorAddressingOperands
+            | K::LoopControl
+            | K::Decoration
+            | K::ExecutionMode
+            | K::TensorOperands
+    )
+}
+
+/// The [`Layout`] of an instruction (one without a [`Simple`] layout, for
+/// [`entry`]), if the walker's reading of it fits one.
+fn layout(inst: &Instruction<'_>) -> Option<Layout> {
+    use OperandKind as K;
+    use OperandQuantifier as Q;
+    let ops = inst.operands;
+    let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
+    let has_result = ops
+        .get(has_type as usize)
+        .is_some_and(|o| o.kind == K::IdResult);
+    let rest = &ops[has_type as usize + has_result as usize..];
+    let is_id = |k| matches!(k, K::IdRef | K::IdScope | K::IdMemorySemantics);
+    let (mut fixed, mut fixed_ids) = (0u8, 0u32);
+    let mut i = 0;
+    while let Some(o) = rest.get(i) {
+        if o.quantifier != Q::One || !(is_id(o.kind) || one_word_literal(o.kind)) || fixed == 31 {
+            break;
+        }
+        fixed_ids |= (is_id(o.kind) as u32) << fixed;
+        fixed += 1;
+        i += 1;
+    }
+    let tail = match (&rest[i..], inst.opcode) {
+        ([], _) => LayoutTail::Nothing,
+        ([o], _) if o.quantifier == Q::ZeroOrMore && is_id(o.kind) => LayoutTail::Ids,
+        ([o], _) if o.quantifier == Q::ZeroOrMore && o.kind == K::PairIdRefIdRef => {
+            LayoutTail::IdPairs
+        }
+        ([o], _) if o.quantifier == Q::ZeroOrMore && one_word_literal(o.kind) => {
+            LayoutTail::Literals
+        }
+        ([o], _) if o.quantifier == Q::One && o.kind == K::LiteralContextDependentNumber => {
+            LayoutTail::Literals
+        }
+        ([o], _) if o.quantifier == Q::ZeroOrOne && is_id(o.kind) => LayoutTail::OptionalId,
+        ([o], _) if o.quantifier == Q::ZeroOrOne && one_word_literal(o.kind) => {
+            LayoutTail::OptionalLiteral
+        }
+        ([o], _) if o.quantifier == Q::One && o.kind == K::LiteralString => LayoutTail::String,
+        ([s, o], _)
+            if s.quantifier == Q::One
+                && s.kind == K::LiteralString
+                && o.quantifier == Q::ZeroOrMore
+                && is_id(o.kind) =>
+        {
+            LayoutTail::StringThenIds
+        }
+        ([o], opcode)
+            if o.quantifier == Q::One
+                && matches!(o.kind, K::LoopControl | K::Decoration | K::ExecutionMode) =>
+        {
+            let ids = matches!(
+                (o.kind, opcode as u16),
+                (K::ExecutionMode, op::ExecutionModeId) | (K::Decoration, op::DecorateId)
+            );
+            LayoutTail::Mode { ids }
+        }
+        _ => return None,
+    };
+    Some(Layout {
+        has_type,
+        has_result,
+        fixed,
+        fixed_ids,
+        tail,
+    })
+}
+
+/// Reports the ids of `words` by their [`Layout`]; `false` (nothing
+/// reported) when the instruction does not fit it, for the walker to read.
+#[inline]
+fn for_each_id_by_layout(words: &[u32], l: Layout, f: &mut impl FnMut(usize, Role)) -> bool {
+    let head = l.has_type as usize + l.has_result as usize;
+    let fixed_end = 1 + head + l.fixed as usize;
+    let len = words.len();
+    if len < fixed_end {
+        return false;
+    }
+    // The tail's ids read and where its words that may be ids start,
+    // checked before anything is reported.
+    let (uses, maybe_from) = match l.tail {
+        LayoutTail::Nothing => (0..0, fixed_end),
+        LayoutTail::Ids => (fixed_end..len, len),
+        LayoutTail::IdPairs if (len - fixed_end).is_multiple_of(2) => (fixed_end..len, len),
+        LayoutTail::IdPairs => return false,
+        LayoutTail::Literals => (0..0, len),
+        LayoutTail::OptionalId if len > fixed_end => (fixed_end..fixed_end + 1, fixed_end + 1),
+        LayoutTail::OptionalLiteral if len > fixed_end => (0..0, fixed_end + 1),
+        LayoutTail::OptionalId | LayoutTail::OptionalLiteral => (0..0, len),
+        LayoutTail::String | LayoutTail::StringThenIds => {
+            let Some(n) = crate::module::literal_string_words(words, fixed_end, len) else {
+                return false;
+            };
+            match l.tail {
+                LayoutTail::String => (0..0, fixed_end + n),
+                _ => (fixed_end + n..len, len),
+            }
+        }
+        LayoutTail::Mode { .. } if len == fixed_end => return false,
+        LayoutTail::Mode { ids: true } => (fixed_end + 1..len, len),
+        LayoutTail::Mode { ids: false } => (0..0, len),
+    };
+    if l.has_type {
+        f(1, Role::ResultType);
+    }
+    if l.has_result {
+        f(head, Role::Result);
+    }
+    let mut ids = l.fixed_ids;
+    while ids != 0 {
+        f(1 + head + ids.trailing_zeros() as usize, Role::Use);
+        ids &= ids - 1;
+    }
+    uses.for_each(|i| f(i, Role::Use));
+    (maybe_from..len).for_each(|i| f(i, Role::MaybeId));
+    true
 }
 
 /// The core grammar's entry for an opcode, if it has one.
@@ -340,6 +554,11 @@ pub fn for_each_id(
             }
             Tail::MemoryAccess => {}
         }
+        return Ok(());
+    }
+    if let Some(l) = layout_of(e)
+        && for_each_id_by_layout(words, l, &mut f)
+    {
         return Ok(());
     }
     let g = e.grammar;
@@ -739,6 +958,64 @@ mod tests {
             }
         }
         assert!(flat > 1000, "only {flat} flat layouts tried");
+    }
+
+    /// `for_each_id`'s reports and result against the walker's alone, for
+    /// every opcode with a [`Layout`], at lengths 1 to 8, with words that
+    /// hold a NUL byte at several places (strings end there) or none.
+    #[test]
+    fn layouts_agree_with_the_walker() {
+        let fills = [7u32, 0x4141_4141, 0, 0x0041_4141, 17];
+        let mut by_layout = 0;
+        for inst in INSTRUCTION_TABLE.iter() {
+            let Some(e) = entry(inst.opcode as u16).filter(|e| e.simple.is_none()) else {
+                continue;
+            };
+            let Some(l) = layout(e.grammar) else {
+                continue;
+            };
+            for len in 1..9usize {
+                for &fill in &fills {
+                    for k in 0..len {
+                        let mut words = vec![fill; len];
+                        words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                        if k > 0 {
+                            words[k] = 0;
+                        }
+                        let mut v = Vec::new();
+                        by_layout +=
+                            for_each_id_by_layout(&words, l, &mut |i, r| v.push((i, r))) as usize;
+                        let mut all = Vec::new();
+                        let r = for_each_id(&words, 0, &|_| 1, &mut |i, r| all.push((i, r)))
+                            .map_err(|e| e.to_string());
+                        assert_eq!((r, all), walked_exactly(&words), "{words:?}");
+                    }
+                }
+            }
+        }
+        assert!(by_layout > 1000, "only {by_layout} layouts read");
+    }
+
+    /// What `for_each_id` reports and returns through the walker alone.
+    #[allow(clippy::type_complexity)]
+    fn walked_exactly(words: &[u32]) -> (std::result::Result<(), String>, Vec<(usize, Role)>) {
+        let mut v = Vec::new();
+        let opcode = (words[0] & 0xffff) as u16;
+        let mut f = |i, r| v.push((i, r));
+        let mut w = Walker {
+            words,
+            pos: 1,
+            at: 0,
+            opcode,
+            switch_literal_words: &|_| 1,
+            f: &mut f,
+        };
+        let r = w.operands(grammar(opcode).unwrap().operands);
+        let end = w.pos;
+        if r.is_ok() {
+            (end..words.len()).for_each(|i| f(i, Role::MaybeId));
+        }
+        (r.map_err(|e| e.to_string()), v)
     }
 
     #[test]

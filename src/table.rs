@@ -12,6 +12,7 @@
 
 use crate::error::{Result, table as table_err};
 use crate::globals::Globals;
+use crate::idbits::IdBits;
 use crate::module::{Inst, Module};
 use crate::operands::op;
 use crate::target::PredicateKind;
@@ -96,7 +97,6 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
             ));
         }
     };
-    let w = m.words;
     if var.len < 5 {
         return Err(table_err(
             var.byte_offset(),
@@ -111,7 +111,7 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
         variable_inst: var,
         predicates,
     };
-    attach_sites(w, g, &mut table)?;
+    attach_sites(m, g, &mut table)?;
     Ok(Some(table))
 }
 
@@ -237,14 +237,18 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
 }
 
 /// Attaches every spec constant decorated with a table SpecId.
-fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()> {
+fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Result<()> {
+    let w = m.words;
     let mut index: crate::fastmap::Map<u32, usize> = crate::fastmap::Map::default();
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }
-    let mut site_spec: crate::fastmap::Map<u32, u32> =
-        crate::fastmap::Map::with_capacity_and_hasher(g.spec_ids.len(), Default::default());
-    for &(target, spec_id, dec) in &g.spec_ids {
+    // Each site's SpecId, to catch a site given two: the sites seen as bits
+    // while no site repeats (the common case), then, from the first repeat
+    // on, a map from site to SpecId rebuilt from the decorations before it.
+    let mut seen = IdBits::new(m.bound(), w.len());
+    let mut site_spec: Option<crate::fastmap::Map<u32, u32>> = None;
+    for (j, &(target, spec_id, dec)) in g.spec_ids.iter().enumerate() {
         let Some(&i) = index.get(&spec_id) else {
             continue;
         };
@@ -255,7 +259,17 @@ fn attach_sites(w: &[u32], g: &Globals, table: &mut PredicateTable) -> Result<()
                 if (d.opcode == op::SpecConstantTrue || d.opcode == op::SpecConstantFalse)
                     && Some(w[d.at + 1]) == g.bool_type =>
             {
-                if let Some(other) = site_spec.insert(target, spec_id)
+                if site_spec.is_none() && !seen.insert(target) {
+                    // Every earlier decoration of a table SpecId made a
+                    // site (or the run would have stopped there).
+                    let earlier = g.spec_ids[..j]
+                        .iter()
+                        .filter(|(_, s, _)| index.contains_key(s))
+                        .map(|&(t, s, _)| (t, s));
+                    site_spec = Some(earlier.collect());
+                }
+                if let Some(site_spec) = &mut site_spec
+                    && let Some(other) = site_spec.insert(target, spec_id)
                     && other != spec_id
                 {
                     return Err(table_err(

@@ -683,3 +683,57 @@ fn cli_reports_every_bad_input() {
         assert!(!stderr.contains("panicked"), "{name}: {stderr}");
     }
 }
+
+/// `w` with `OpDecorate %target SpecId spec` added after its last
+/// decoration, for each pair in order; the byte offsets of the added ones.
+fn with_spec_ids(w: &[u32], added: &[(u32, u32)]) -> (Vec<u32>, Vec<usize>) {
+    let last = insts(w)
+        .into_iter()
+        .filter(|&(_, o, _)| o == Op::Decorate as u16)
+        .map(|(at, _, len)| at + len)
+        .max()
+        .unwrap();
+    let mut out = w[..last].to_vec();
+    let mut offsets = Vec::new();
+    for &(target, spec) in added {
+        offsets.push(out.len() * 4);
+        out.extend([
+            (4 << 16) | Op::Decorate as u32,
+            target,
+            Decoration::SpecId as u32,
+            spec,
+        ]);
+    }
+    out.extend_from_slice(&w[last..]);
+    (out, offsets)
+}
+
+#[test]
+fn spec_constant_with_two_table_spec_ids() {
+    let w = table_module(&text(b"is.gfx950 0\0has. 1\0"), &[0, 1], false);
+    let sites: Vec<u32> = insts(&w)
+        .into_iter()
+        .filter(|&(_, o, _)| o == Op::SpecConstantFalse as u16)
+        .map(|(at, _, _)| w[at + 2])
+        .collect();
+    let (a, b) = (sites[0], sites[1]);
+    // The same SpecId again says nothing new: still one site each.
+    let (same, _) = with_spec_ids(&w, &[(a, 0), (b, 1)]);
+    let t = inspect(&le(&same)).unwrap();
+    assert_eq!(t.predicates[0].sites, [a]);
+    assert_eq!(t.predicates[1].sites, [b]);
+    // Another SpecId of the table is an error at that decoration.
+    let (two, at) = with_spec_ids(&w, &[(a, 1)]);
+    let msg = expect_table(&two, at[0], "has two SpecIds of the table");
+    assert!(
+        msg.contains(&format!("%{a} has two SpecIds of the table: 0 and 1")),
+        "{msg}"
+    );
+    // Also after a harmless repeat, for a site first seen before it.
+    let (late, at) = with_spec_ids(&w, &[(a, 0), (b, 0)]);
+    let msg = expect_table(&late, at[1], "has two SpecIds of the table");
+    assert!(
+        msg.contains(&format!("%{b} has two SpecIds of the table: 1 and 0")),
+        "{msg}"
+    );
+}

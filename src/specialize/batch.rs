@@ -66,14 +66,27 @@ pub(super) fn specialize_many(
             }
         }));
     }
-    let outputs = group_outputs(prepared, a, &groups, progress);
+    let mut outputs = group_outputs(prepared, a, &groups, progress);
+    // The last target of a group takes its output; the others copy it (the
+    // report's function names are the target's own).
+    let mut uses = vec![0usize; groups.len()];
+    for g in group_of.iter().flatten() {
+        uses[*g] += 1;
+    }
     targets
         .iter()
         .zip(resolved)
         .zip(group_of)
         .map(|((t, r), g)| {
             let predicates = r?;
-            let group = g.and_then(|g| outputs[g].clone()).unwrap_or_else(|| {
+            let output = g.and_then(|g| {
+                uses[g] -= 1;
+                match uses[g] {
+                    0 => outputs[g].take(),
+                    _ => outputs[g].clone(),
+                }
+            });
+            let group = output.unwrap_or_else(|| {
                 Err(internal(
                     "internal error: the rewrite for this target did not finish",
                 ))

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::globals::Globals;
 use crate::idbits::IdBits;
 use crate::idset::IdSet;
+use crate::inspect::Resolved;
 use crate::module::{Inst, Module};
 use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
 use crate::table::PredicateTable;
@@ -58,7 +59,9 @@ pub(super) struct Context<'a> {
     replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
-    reps: [Option<u32>; 2],
+    /// The constant chosen for `false` and for `true` ([`Context::constant`]),
+    /// once chosen.
+    chosen_constants: [Option<u32>; 2],
     /// Sites turned into `OpConstantTrue/False`, with their value.
     pub repurposed: HashMap<u32, bool>,
     /// New constants `(id, value)` to insert after `OpTypeBool`.
@@ -82,20 +85,22 @@ pub(super) struct SiteValues {
 }
 
 impl SiteValues {
-    /// The sites of `table`'s predicates with their predicate's value in
-    /// `values` (a site listed twice takes its last predicate's value).
+    /// The sites of `table`'s predicates with their predicate's value, the
+    /// value of `values` at its place in the table (a site listed twice
+    /// takes its last predicate's value).
     fn new(
         table: &PredicateTable,
-        values: &HashMap<u32, bool>,
+        values: &[Resolved],
         bound: u32,
         module_words: usize,
     ) -> SiteValues {
         let listed: Vec<(u32, bool)> = table
             .predicates
             .iter()
-            .flat_map(|p| {
-                let value = values[&p.spec_id];
-                p.sites.iter().map(move |&s| (s, value))
+            .zip(values)
+            .flat_map(|(p, r)| {
+                debug_assert_eq!(p.spec_id, r.spec_id, "values in table order");
+                p.sites.iter().map(move |&s| (s, r.value))
             })
             .collect();
         let sites = IdSet::new(listed.iter().map(|&(s, _)| s), module_words);
@@ -137,7 +142,8 @@ pub(super) struct ChainShape {
     /// and module-scope `OpSpecConstantOp` logic or selects over them.
     pub touch: IdSet,
     /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention an id of `touch`.
+    /// decorations aside) that mention an id of `touch` in a word other
+    /// than their result.
     pub readers: Vec<usize>,
 }
 
@@ -186,10 +192,20 @@ impl ChainShape {
             }
         }
         let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        // A definition whose only mention is its own result (a site's
+        // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
+        // rewrite of readers would pass it over, so it is no reader.
         let readers = (0..m.global_count())
             .filter(|&k| {
                 let inst = m.global(k);
-                !names_an_id(inst.opcode) && touch.any_in(&m.inst_words(inst)[1..])
+                if names_an_id(inst.opcode) {
+                    return false;
+                }
+                let w = m.inst_words(inst);
+                match result_pos(inst.opcode) {
+                    Some(r) if r < w.len() => touch.any_in(&w[1..r]) || touch.any_in(&w[r + 1..]),
+                    _ => touch.any_in(&w[1..]),
+                }
             })
             .collect();
         Ok(ChainShape { touch, readers })
@@ -197,13 +213,15 @@ impl ChainShape {
 }
 
 impl<'a> Context<'a> {
-    /// Evaluates the module-scope chain for the given site values, looking
-    /// only at `readers` ([`ChainShape::readers`] of the same module).
+    /// Evaluates the module-scope chain for the given values of the
+    /// table's predicates (in table order, as
+    /// `inspect::resolve_predicates` gives them), looking only at
+    /// `readers` ([`ChainShape::readers`] of the same module).
     pub(super) fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
-        values: &HashMap<u32, bool>,
+        values: &[Resolved],
         readers: &'a [usize],
     ) -> Result<Context<'a>> {
         let site_value = SiteValues::new(table, values, m.bound(), m.words.len());
@@ -215,7 +233,7 @@ impl<'a> Context<'a> {
             chain: IdSet::default(),
             replaceable: IdSet::default(),
             first_reader: usize::MAX,
-            reps: [None, None],
+            chosen_constants: [None, None],
             repurposed: HashMap::default(),
             new_consts: Vec::new(),
             next_id: m.bound(),
@@ -258,7 +276,7 @@ impl<'a> Context<'a> {
             }
             let w = m.inst_words(inst);
             // Cheap test first: does any word but the result name a site
-            // or a chain value? (Most readers are the sites' definitions.)
+            // or a chain value?
             let result = result_pos(inst.opcode);
             let maybe = w.iter().enumerate().skip(1).any(|(pos, x)| {
                 Some(pos) != result
@@ -422,7 +440,7 @@ impl<'a> Context<'a> {
 
     /// The id of the boolean constant `b`, chosen (or made) on first need.
     pub(super) fn constant(&mut self, b: bool) -> u32 {
-        if let Some(id) = self.reps[b as usize] {
+        if let Some(id) = self.chosen_constants[b as usize] {
             return id;
         }
         let pos = |id: &u32| self.globals.defs.get(*id).map_or(usize::MAX, |i| i.at);
@@ -453,7 +471,7 @@ impl<'a> Context<'a> {
                 }
             }
         });
-        self.reps[b as usize] = Some(id);
+        self.chosen_constants[b as usize] = Some(id);
         id
     }
 }

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use crate::idbits::IdBits;
 use crate::module::{HEADER_WORDS, Module, header_word, literal_string_words, push_inst};
-use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
+use crate::operands::{Role, for_each_id, is_annotation, op, result_pos, shapes};
 
 use super::context::Context;
 use super::output::Pieces;
@@ -50,8 +50,7 @@ pub(super) fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usi
             continue;
         }
         let w = m.inst_words(inst);
-        // Only an operand that may be replaced can change: most readers
-        // are the predicate sites' own definitions.
+        // Only an operand that may be replaced can change.
         let result = result_pos(inst.opcode);
         if !w
             .iter()
@@ -92,13 +91,17 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
     let removed = plan.removed_ids;
     let sites = &ctx.site_value;
     let spec_id = spirv::Decoration::SpecId as u32;
-    let mut global_rewrites = plan.global_rewrites.iter().peekable();
+    // Result positions by opcode (0: none), one small table look-up per
+    // instruction; the global rewrites are consumed in order.
+    let shapes = shapes();
+    let global_rewrites = plan.global_rewrites;
+    let mut next_rewrite = 0;
     for (k, inst) in m.globals().enumerate() {
-        while global_rewrites.next_if(|(at, _)| *at < k).is_some() {}
         let w = m.inst_words(inst);
-        if let Some(p) = result_pos(inst.opcode)
-            && w.get(p).is_some_and(|&id| removed.contains(id))
-        {
+        let result = shapes
+            .get(inst.opcode as usize)
+            .map_or(0, |s| s.result as usize);
+        if result != 0 && w.get(result).is_some_and(|&id| removed.contains(id)) {
             continue;
         }
         let start = out.own().len();
@@ -149,10 +152,22 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
                 };
                 push_inst(out.own(), opcode, [w[1], w[2]]);
             }
-            _ => match global_rewrites.next_if(|(at, _)| *at == k) {
-                Some((_, new)) => out.own().extend_from_slice(new),
-                None => out.input(inst.at..inst.end()),
-            },
+            _ => {
+                // Rewrites of instructions left out above are passed over.
+                while global_rewrites
+                    .get(next_rewrite)
+                    .is_some_and(|(at, _)| *at < k)
+                {
+                    next_rewrite += 1;
+                }
+                match global_rewrites.get(next_rewrite) {
+                    Some((at, new)) if *at == k => {
+                        next_rewrite += 1;
+                        out.own().extend_from_slice(new);
+                    }
+                    _ => out.input(inst.at..inst.end()),
+                }
+            }
         }
         if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
             for &(id, b) in &ctx.new_consts {

@@ -111,19 +111,19 @@ impl<'w> Prepared<'w> {
         self.finish(a, ctx, rewrites, report)
     }
 
-    /// The context of one set of predicate values (every predicate site's
-    /// value and the module-scope chain folded), and the report begun.
+    /// The context of one set of predicate values, in table order (every
+    /// predicate site's value and the module-scope chain folded), and the
+    /// report begun.
     pub(super) fn resolve_values<'p>(
         &'p self,
         a: &'p Analysis,
         predicates: Vec<Resolved>,
     ) -> Result<(Context<'p>, Report)> {
-        let values: HashMap<u32, bool> = predicates.iter().map(|r| (r.spec_id, r.value)).collect();
+        let ctx = Context::new(&self.m, &self.g, &a.table, &predicates, &a.readers)?;
         let report = Report {
             predicates,
             ..Report::default()
         };
-        let ctx = Context::new(&self.m, &self.g, &a.table, &values, &a.readers)?;
         Ok((ctx, report))
     }
 
@@ -204,17 +204,23 @@ impl<'w> Prepared<'w> {
             let range = start..rewrites.words.len();
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
-            // A rewrite shared with other targets is copied from.
-            let (callees, bad) = match Arc::try_unwrap(r) {
-                Ok(r) => (r.callees, (r.bad_uses, r.chain_defs)),
-                Err(r) => (
-                    r.callees.clone(),
-                    (r.bad_uses.clone(), r.chain_defs.clone()),
-                ),
+            // A rewrite shared with other targets is copied from (its
+            // chain definitions only when a message needs them).
+            let callees = match Arc::try_unwrap(r) {
+                Ok(r) => {
+                    if !r.bad_uses.is_empty() {
+                        rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
+                    }
+                    r.callees
+                }
+                Err(r) => {
+                    if !r.bad_uses.is_empty() {
+                        let bad = (r.bad_uses.clone(), r.chain_defs.clone());
+                        rewrites.bad.push((f.id, bad.0, bad.1));
+                    }
+                    r.callees.clone()
+                }
             };
-            if !bad.0.is_empty() {
-                rewrites.bad.push((f.id, bad.0, bad.1));
-            }
             let watched = scan::watched_ids(&rewrites.words[range.clone()], &a.watch, false)?;
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {

@@ -173,14 +173,60 @@ pub(super) fn is_tracked(opcode: u16) -> bool {
     opcode == op::Phi || opcode == op::Select || is_logic(opcode)
 }
 
-/// The block being read and what its instructions showed so far.
-struct Open {
-    /// Its index in `Func::blocks`.
+/// Where [`Func::read`] is: the block it reads and what that block's
+/// instructions showed so far.
+struct ReadState {
+    /// The block being read ([`NO_BLOCK`]: none).
     block: usize,
-    /// True when the last instruction read was a terminator.
+    /// True when the last instruction of the block was a terminator.
     last_was_terminator: bool,
-    /// The first terminator followed by another instruction of the block.
-    early: Option<Inst>,
+    /// Word index of the block's first terminator followed by another of
+    /// its instructions.
+    early: Option<usize>,
+    /// Word index of the instruction read last.
+    prev_at: usize,
+    /// The first structure error of a block.
+    deferred: Option<Deferred>,
+}
+
+/// What [`Func::read`] needs of an opcode, in one look-up.
+#[derive(Clone, Copy, Default)]
+struct OpInfo {
+    /// Word index of the result id (0: none).
+    result: u8,
+    /// The fewest words of a flat layout ([`Shape::flat_min`]).
+    flat_min: u8,
+    /// True when an instruction of the opcode with a flat layout whose
+    /// words are all in-range ids none of them watched needs nothing but
+    /// its result recorded (and its callee, for a call): a flat layout
+    /// known from the word count alone, and nothing the rewrite looks at
+    /// (labels, terminators, merges, tracked, the function's ends).
+    plain: bool,
+}
+
+/// [`OpInfo`] of every opcode, indexed by opcode.
+fn op_infos() -> &'static [OpInfo] {
+    static TABLE: std::sync::OnceLock<Vec<OpInfo>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        shapes()
+            .iter()
+            .enumerate()
+            .map(|(opcode, s)| {
+                let opcode = opcode as u16;
+                let looked_at = opcode == op::Label
+                    || opcode == op::Function
+                    || opcode == op::FunctionEnd
+                    || is_terminator(opcode)
+                    || is_merge(opcode)
+                    || is_tracked(opcode);
+                OpInfo {
+                    result: s.result,
+                    flat_min: s.flat_min,
+                    plain: s.flat_min != 0 && !s.exact && !looked_at,
+                }
+            })
+            .collect()
+    })
 }
 
 /// A structure error found while reading, reported once every id has
@@ -310,6 +356,11 @@ impl<'m> Func<'m> {
     /// uses of tracked results (`(tracked index, noted index)` in
     /// `use_pairs`). Returns the first structure error of a block, which
     /// the caller reports only now that every id is checked.
+    ///
+    /// Most instructions take the short way here: an opcode that is
+    /// nothing the rewrite looks at ([`OpInfo::plain`]), a flat layout
+    /// whose words are all in-range ids none of which is watched, and a
+    /// result not defined before. The others go through [`Func::step`].
     fn read(
         &mut self,
         m: &Module<'m>,
@@ -319,105 +370,189 @@ impl<'m> Func<'m> {
     ) -> Result<Option<Deferred>> {
         let words = self.words;
         let bound = m.bound();
-        let shapes = shapes();
+        let infos = op_infos();
         use_pairs.clear();
-        let mut open: Option<Open> = None;
-        let mut deferred: Option<Deferred> = None;
-        let mut prev = Inst {
-            at: 0,
-            opcode: 0,
-            len: 0,
+        let mut st = ReadState {
+            block: NO_BLOCK,
+            last_was_terminator: false,
+            early: None,
+            prev_at: 0,
+            deferred: None,
         };
         let (mut at, end) = (self.range.start, self.range.end);
         while at < end {
             let head = words[at];
-            let inst = Inst {
-                at,
-                opcode: head as u16,
-                len: (head >> 16) as usize,
-            };
-            let iw = &words[at..inst.end()];
-            let is_end = inst.end() >= end;
-            if inst.opcode == op::Label || is_end {
-                if let Some(o) = open.take() {
-                    self.close(o, at, &mut deferred);
-                }
-            } else if let Some(o) = &mut open {
-                if o.last_was_terminator && o.early.is_none() {
-                    o.early = Some(prev);
-                }
-                o.last_was_terminator = is_terminator(inst.opcode);
-            }
-            if is_end {
-                self.end_at = at;
-            } else if inst.opcode == op::Label {
-                let label = *iw.get(1).ok_or_else(|| short(&inst, fname))?;
-                if self
-                    .block_of_label
-                    .insert(label, self.blocks.len())
-                    .is_some()
-                {
-                    return Err(structure(
-                        &inst,
-                        fname,
-                        format!("label %{label} is defined twice"),
-                    ));
-                }
-                let (n, c) = (self.noted.len() as u32, self.calls.len() as u32);
-                open = Some(Open {
-                    block: self.blocks.len(),
-                    last_was_terminator: false,
-                    early: None,
-                });
-                self.blocks.push(Block {
-                    label,
-                    label_at: at,
-                    body: inst.end(),
-                    end: inst.end(),
-                    noted: (n, n),
-                    calls: (c, c),
-                });
-            }
-            let block = open.as_ref().map_or(NO_BLOCK, |o| o.block);
-            let (result, mut noted) = match self.passed_over(iw, shapes, bound, ctx) {
-                Some(result) => (result, false),
-                None => {
-                    let first_id = self.id_list.len();
-                    let k = self.noted.len() as u32;
-                    let in_range =
-                        |f: &FlatIds| iw[1..f.checked_end].iter().all(|&x| x != 0 && x < bound);
-                    let (result, mentions) = match flat_ids(iw).filter(in_range) {
-                        Some(flat) => self.flat_inst(k, iw, flat, ctx, use_pairs),
-                        None => self.walked_inst(m, inst, k, ctx, use_pairs)?,
-                    };
-                    let keep = mentions || inst.opcode == op::Switch;
-                    if keep {
-                        let ids = (first_id as u32, self.id_list.len() as u32);
-                        self.note(inst, result, block, mentions, ids);
-                    } else {
-                        self.id_list.truncate(first_id);
-                    }
-                    (result, keep)
-                }
-            };
-            if !noted
-                && (is_tracked(inst.opcode)
-                    || (block != NO_BLOCK && (is_terminator(inst.opcode) || is_merge(inst.opcode))))
+            let len = (head >> 16) as usize;
+            let opcode = head as u16;
+            if let Some(info) = infos.get(opcode as usize)
+                && info.plain
+                && len >= info.flat_min as usize
             {
-                self.note(inst, result, block, false, (0, 0));
-                noted = true;
+                let iw = &words[at..at + len];
+                let unwatched = iw[1..].iter().all(|&x| {
+                    x != 0 && x < bound && !self.tracked.contains_key(&x) && !ctx.may_replace(x)
+                });
+                let result = if info.result > 0 {
+                    iw[info.result as usize]
+                } else {
+                    0
+                };
+                if unwatched && (result == 0 || self.def.insert_new(result, PLAIN | at)) {
+                    if st.last_was_terminator {
+                        st.early.get_or_insert(st.prev_at);
+                        st.last_was_terminator = false;
+                    }
+                    if opcode == op::FunctionCall && len >= 4 && st.block != NO_BLOCK {
+                        self.calls.push((iw[2], iw[3]));
+                        self.blocks[st.block].calls.1 += 1;
+                    }
+                    st.prev_at = at;
+                    at += len;
+                    continue;
+                }
             }
-            if result != 0 {
-                self.define(result, inst, noted, block);
+            let watched = |x: u32| {
+                x == 0 || x >= bound || self.tracked.contains_key(&x) || ctx.may_replace(x)
+            };
+            let done = match (opcode, len) {
+                (op::Label, 2) => {
+                    let label = words[at + 1];
+                    let fresh = !watched(label)
+                        && self.block_of_label.get(&label).is_none()
+                        && self.def.get(&label).is_none();
+                    if fresh {
+                        self.open_block(&mut st, label, at, 2);
+                        self.def.insert(label, PLAIN | at);
+                    }
+                    fresh
+                }
+                (op::Branch, 2) | (op::Return, 1) if st.block != NO_BLOCK => {
+                    let plain = len == 1 || !watched(words[at + 1]);
+                    if plain {
+                        if st.last_was_terminator {
+                            st.early.get_or_insert(st.prev_at);
+                        }
+                        st.last_was_terminator = true;
+                        let inst = Inst { at, opcode, len };
+                        self.note(inst, 0, st.block, false, (0, 0));
+                    }
+                    plain
+                }
+                _ => false,
+            };
+            if !done {
+                self.step(m, ctx, fname, use_pairs, &mut st, at)?;
             }
-            if inst.opcode == op::FunctionCall && inst.len >= 4 && block != NO_BLOCK {
-                self.calls.push((iw[2], iw[3]));
-                self.blocks[block].calls.1 += 1;
-            }
-            prev = inst;
-            at += inst.len.max(1);
+            st.prev_at = at;
+            at += len.max(1);
         }
-        Ok(deferred)
+        Ok(st.deferred)
+    }
+
+    /// Ends the block being read, if any, at word `at` and begins the
+    /// block of the label `label` whose `OpLabel` there takes `len` words.
+    fn open_block(&mut self, st: &mut ReadState, label: u32, at: usize, len: usize) {
+        if st.block != NO_BLOCK {
+            self.close(st, at);
+        }
+        self.block_of_label.insert(label, self.blocks.len());
+        let (n, c) = (self.noted.len() as u32, self.calls.len() as u32);
+        st.block = self.blocks.len();
+        st.last_was_terminator = false;
+        st.early = None;
+        self.blocks.push(Block {
+            label,
+            label_at: at,
+            body: at + len,
+            end: at + len,
+            noted: (n, n),
+            calls: (c, c),
+        });
+    }
+
+    /// [`Func::read`]'s long way for the instruction at word `at`: block
+    /// boundaries, the decode of instructions that mention a watched id
+    /// or have no flat layout, and what is noted.
+    #[inline(never)]
+    fn step(
+        &mut self,
+        m: &Module<'m>,
+        ctx: &Context<'_>,
+        fname: &str,
+        use_pairs: &mut Vec<(u32, u32)>,
+        st: &mut ReadState,
+        at: usize,
+    ) -> Result<()> {
+        let words = self.words;
+        let head = words[at];
+        let inst = Inst {
+            at,
+            opcode: head as u16,
+            len: (head >> 16) as usize,
+        };
+        let iw = &words[at..inst.end()];
+        let is_end = inst.end() >= self.range.end;
+        if is_end {
+            if st.block != NO_BLOCK {
+                self.close(st, at);
+            }
+        } else if st.block != NO_BLOCK && inst.opcode != op::Label {
+            if st.last_was_terminator {
+                st.early.get_or_insert(st.prev_at);
+            }
+            st.last_was_terminator = is_terminator(inst.opcode);
+        }
+        if is_end {
+            self.end_at = at;
+        } else if inst.opcode == op::Label {
+            let label = *iw.get(1).ok_or_else(|| short(&inst, fname))?;
+            if self.block_of_label.get(&label).is_some() {
+                return Err(structure(
+                    &inst,
+                    fname,
+                    format!("label %{label} is defined twice"),
+                ));
+            }
+            self.open_block(st, label, at, inst.len);
+        }
+        let block = st.block;
+        let (result, mut noted) = match self.passed_over(iw, shapes(), m.bound(), ctx) {
+            Some(result) => (result, false),
+            None => {
+                let first_id = self.id_list.len();
+                let k = self.noted.len() as u32;
+                let bound = m.bound();
+                let in_range =
+                    |f: &FlatIds| iw[1..f.checked_end].iter().all(|&x| x != 0 && x < bound);
+                let (result, mentions) = match flat_ids(iw).filter(in_range) {
+                    Some(flat) => self.flat_inst(k, iw, flat, ctx, use_pairs),
+                    None => self.walked_inst(m, inst, k, ctx, use_pairs)?,
+                };
+                let keep = mentions || inst.opcode == op::Switch;
+                if keep {
+                    let ids = (first_id as u32, self.id_list.len() as u32);
+                    self.note(inst, result, block, mentions, ids);
+                } else {
+                    self.id_list.truncate(first_id);
+                }
+                (result, keep)
+            }
+        };
+        if !noted
+            && (is_tracked(inst.opcode)
+                || (block != NO_BLOCK && (is_terminator(inst.opcode) || is_merge(inst.opcode))))
+        {
+            self.note(inst, result, block, false, (0, 0));
+            noted = true;
+        }
+        if result != 0 {
+            self.define(result, inst, noted, block);
+        }
+        if inst.opcode == op::FunctionCall && inst.len >= 4 && block != NO_BLOCK {
+            self.calls.push((iw[2], iw[3]));
+            self.blocks[block].calls.1 += 1;
+        }
+        Ok(())
     }
 
     /// Notes instruction `inst` of `block`.
@@ -453,22 +588,30 @@ impl<'m> Func<'m> {
         }
     }
 
-    /// Ends block `o` at word `at`, keeping the first structure error.
-    fn close(&mut self, o: Open, at: usize, deferred: &mut Option<Deferred>) {
-        let b = &mut self.blocks[o.block];
+    /// Ends the block `st` reads at word `at`, keeping the first
+    /// structure error.
+    fn close(&mut self, st: &mut ReadState, at: usize) {
+        let b = &mut self.blocks[st.block];
         b.end = at;
-        if deferred.is_some() {
+        st.block = NO_BLOCK;
+        if st.deferred.is_some() {
             return;
         }
-        if let Some(t) = o.early {
-            *deferred = Some(Deferred::EarlyTerminator(t, b.label));
-        } else if !o.last_was_terminator {
+        if let Some(t) = st.early {
+            let head = self.words[t];
+            let inst = Inst {
+                at: t,
+                opcode: head as u16,
+                len: (head >> 16) as usize,
+            };
+            st.deferred = Some(Deferred::EarlyTerminator(inst, b.label));
+        } else if !st.last_was_terminator {
             let label = Inst {
                 at: b.label_at,
                 opcode: op::Label,
                 len: b.body - b.label_at,
             };
-            *deferred = Some(Deferred::NoTerminator(label, b.label));
+            st.deferred = Some(Deferred::NoTerminator(label, b.label));
         }
     }
 

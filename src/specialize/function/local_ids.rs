@@ -69,6 +69,26 @@ impl LocalMap {
         }
     }
 
+    /// Sets `id`'s value to `value` if it has none and returns true;
+    /// false, changing nothing, when it has one.
+    #[inline]
+    pub(super) fn insert_new(&mut self, id: u32, value: usize) -> bool {
+        match self.window.slot(id) {
+            Some(k) if self.slots[k] == usize::MAX => {
+                self.slots[k] = value;
+                true
+            }
+            Some(_) => false,
+            None => match self.outside.entry(id) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(value);
+                    true
+                }
+                std::collections::hash_map::Entry::Occupied(_) => false,
+            },
+        }
+    }
+
     /// The value of `id`.
     #[inline]
     pub(super) fn get(&self, id: &u32) -> Option<&usize> {

@@ -438,6 +438,27 @@ impl<'m> Func<'m> {
                     }
                     plain
                 }
+                (op::BranchConditional, 4) if st.block != NO_BLOCK => {
+                    // Its targets plain, its condition perhaps watched.
+                    let (c, t, e) = (words[at + 1], words[at + 2], words[at + 3]);
+                    let plain = c != 0 && c < bound && !watched(t) && !watched(e);
+                    if plain {
+                        if st.last_was_terminator {
+                            st.early.get_or_insert(st.prev_at);
+                        }
+                        st.last_was_terminator = true;
+                        let k = self.noted.len() as u32;
+                        let first = self.id_list.len() as u32;
+                        let mentions = self.note_use(c, k, ctx, use_pairs);
+                        if mentions {
+                            self.id_list.extend((1..4).map(|p| (p as u32, Role::Use)));
+                        }
+                        let ids = (first, self.id_list.len() as u32);
+                        let inst = Inst { at, opcode, len };
+                        self.note(inst, 0, st.block, mentions, ids);
+                    }
+                    plain
+                }
                 _ => false,
             };
             if !done {

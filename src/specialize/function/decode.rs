@@ -11,10 +11,15 @@
 //! function defines and the tracked results (a phi may read a result
 //! defined further down), then one pass checks every id operand against
 //! the header's bound (as the rest of the pass does for what it reads),
-//! builds the blocks and notes what the rewrite needs. Most instructions
-//! have a flat layout ([`flat_ids`], known from the opcode's [`Shape`])
-//! checked with one comparison per word; only the others go through the
-//! grammar walker, which reports the same errors as before.
+//! builds the blocks and notes what the rewrite needs. That pass takes a
+//! short way for what most instructions of a predicated function are:
+//! plain instructions of a flat layout ([`flat_ids`], known from the
+//! opcode's [`Shape`]), checked with one comparison per word; labels; and
+//! `OpBranch`, `OpReturn` and `OpBranchConditional` with plain targets.
+//! Everything else goes the long way ([`Func::step`]): the grammar walker
+//! where the layout is not flat, which reports the errors it always did.
+//! Structure errors of blocks are reported after every id is checked, as
+//! they always were.
 
 use crate::error::{Error, Result};
 use crate::module::{Inst, Module, check_inst_id, must_be_id};

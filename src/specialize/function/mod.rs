@@ -27,11 +27,13 @@
 //! Cost: the rewrite runs once per predicated function, so it keeps its
 //! working storage in a [`Scratch`] the caller passes from one function to
 //! the next (no per-function maps: every table is an array indexed by
-//! instruction, block or local id), decodes the operands only of the
+//! noted instruction, block or local id), keeps nothing of the
+//! instructions it leaves alone, decodes the operands only of the
 //! instructions that read an id it may replace, and copies everything else
-//! as word runs.
+//! as word runs between the few instructions that change.
 //!
-//! Files: [`decode`](mod@decode) (the function as blocks, ids and edges), [`local_ids`]
+//! Files: [`decode`](mod@decode) (the function as blocks, edges and the
+//! instructions the rewrite looks at), [`local_ids`]
 //! (dense maps over the function's ids), [`sccp`] (the lattice and the
 //! propagation), [`order`] (dominators and block order), and this file (the
 //! rewrite as its steps: decode, propagate, mark the chain, plan

@@ -464,6 +464,14 @@ impl<'m> Func<'m> {
                     }
                     plain
                 }
+                _ if is_tracked(opcode) && st.block != NO_BLOCK => {
+                    let plain = self.tracked_inst(at, st.block, bound, ctx, use_pairs);
+                    if plain && st.last_was_terminator {
+                        st.early.get_or_insert(st.prev_at);
+                        st.last_was_terminator = false;
+                    }
+                    plain
+                }
                 _ => false,
             };
             if !done {
@@ -494,6 +502,46 @@ impl<'m> Func<'m> {
             noted: (n, n),
             calls: (c, c),
         });
+    }
+
+    /// [`Func::read`]'s short way for a tracked instruction (`OpPhi`,
+    /// `OpSelect`, a logic op) of a flat layout whose ids are all in range:
+    /// notes it, its uses of watched ids and its result, as the long way
+    /// would. False, doing nothing, for any other layout.
+    fn tracked_inst(
+        &mut self,
+        at: usize,
+        block: usize,
+        bound: u32,
+        ctx: &Context<'_>,
+        use_pairs: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        let words = self.words;
+        let (opcode, len) = (words[at] as u16, (words[at] >> 16) as usize);
+        let flat = match opcode {
+            op::Phi => len >= 3 && (len - 3).is_multiple_of(2),
+            _ => op_infos().get(opcode as usize).map(|i| i.flat_min as usize) == Some(len),
+        };
+        if !flat || !words[at + 1..at + len].iter().all(|&x| x != 0 && x < bound) {
+            return false;
+        }
+        let k = self.noted.len() as u32;
+        let mut mentions = false;
+        for &id in &words[at + 3..at + len] {
+            mentions |= self.note_use(id, k, ctx, use_pairs);
+        }
+        let first = self.id_list.len() as u32;
+        if mentions {
+            self.id_list.push((1, Role::ResultType));
+            self.id_list.push((2, Role::Result));
+            self.id_list.extend((3..len).map(|p| (p as u32, Role::Use)));
+        }
+        let ids = (first, self.id_list.len() as u32);
+        let inst = Inst { at, opcode, len };
+        let result = words[at + 2];
+        self.note(inst, result, block, mentions, ids);
+        self.define(result, inst, true, block);
+        true
     }
 
     /// [`Func::read`]'s long way for the instruction at word `at`: block

@@ -421,15 +421,19 @@ impl<'m> Func<'m> {
             };
             let done = match (opcode, len) {
                 (op::Label, 2) => {
+                    // A label's id is its result, not a use: only its range
+                    // matters, and that it is new (the maps share a window).
                     let label = words[at + 1];
-                    let fresh = !watched(label)
-                        && self.block_of_label.get(&label).is_none()
-                        && self.def.get(&label).is_none();
-                    if fresh {
+                    let slot = self
+                        .def
+                        .free_slot(label)
+                        .filter(|&k| label != 0 && label < bound && self.block_of_label.is_free(k));
+                    if let Some(k) = slot {
+                        self.block_of_label.set_slot(k, self.blocks.len());
+                        self.def.set_slot(k, PLAIN | at);
                         self.open_block(&mut st, label, at, 2);
-                        self.def.insert(label, PLAIN | at);
                     }
-                    fresh
+                    slot.is_some()
                 }
                 (op::Branch, 2) | (op::Return, 1) if st.block != NO_BLOCK => {
                     let plain = len == 1 || !watched(words[at + 1]);
@@ -484,12 +488,12 @@ impl<'m> Func<'m> {
     }
 
     /// Ends the block being read, if any, at word `at` and begins the
-    /// block of the label `label` whose `OpLabel` there takes `len` words.
+    /// block of the label `label` whose `OpLabel` there takes `len` words
+    /// (the caller maps the label to it).
     fn open_block(&mut self, st: &mut ReadState, label: u32, at: usize, len: usize) {
         if st.block != NO_BLOCK {
             self.close(st, at);
         }
-        self.block_of_label.insert(label, self.blocks.len());
         let (n, c) = (self.noted.len() as u32, self.calls.len() as u32);
         st.block = self.blocks.len();
         st.last_was_terminator = false;
@@ -587,6 +591,7 @@ impl<'m> Func<'m> {
                     format!("label %{label} is defined twice"),
                 ));
             }
+            self.block_of_label.insert(label, self.blocks.len());
             self.open_block(st, label, at, inst.len);
         }
         let block = st.block;

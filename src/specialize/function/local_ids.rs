@@ -89,6 +89,26 @@ impl LocalMap {
         }
     }
 
+    /// The slot of `id` when it is in the window and has no value.
+    #[inline]
+    pub(super) fn free_slot(&self, id: u32) -> Option<usize> {
+        let k = self.window.slot(id)?;
+        (self.slots[k] == usize::MAX).then_some(k)
+    }
+
+    /// True when slot `k` (of a map reset with the same window as the
+    /// one [`LocalMap::free_slot`] gave it) has no value.
+    #[inline]
+    pub(super) fn is_free(&self, k: usize) -> bool {
+        self.slots.get(k) == Some(&usize::MAX)
+    }
+
+    /// Sets slot `k` (see [`LocalMap::is_free`]) to `value`.
+    #[inline]
+    pub(super) fn set_slot(&mut self, k: usize, value: usize) {
+        self.slots[k] = value;
+    }
+
     /// The value of `id`.
     #[inline]
     pub(super) fn get(&self, id: &u32) -> Option<&usize> {

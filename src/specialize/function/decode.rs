@@ -325,6 +325,7 @@ impl<'m> Func<'m> {
     /// numbered with the module's functions, far from its body's ids) and
     /// numbers the results of tracked instructions, listed in
     /// `tracked_ids`.
+    #[inline(never)]
     fn find_window(&mut self, tracked_ids: &mut Vec<u32>) {
         let words = self.words;
         let shapes = shapes();
@@ -490,6 +491,7 @@ impl<'m> Func<'m> {
     /// Ends the block being read, if any, at word `at` and begins the
     /// block of the label `label` whose `OpLabel` there takes `len` words
     /// (the caller maps the label to it).
+    #[inline]
     fn open_block(&mut self, st: &mut ReadState, label: u32, at: usize, len: usize) {
         if st.block != NO_BLOCK {
             self.close(st, at);

@@ -949,24 +949,28 @@ impl<'m> Func<'m> {
     }
 
     /// The words of noted instruction `k`.
+    #[inline]
     pub(super) fn inst_words(&self, k: usize) -> &'m [u32] {
         let inst = self.noted[k].inst;
         &self.words[inst.at..inst.end()]
     }
 
     /// The noted instructions of block `b`.
+    #[inline]
     pub(super) fn block_noted(&self, b: usize) -> std::ops::Range<usize> {
         let (a, z) = self.blocks[b].noted;
         a as usize..z as usize
     }
 
     /// The noted index of block `b`'s terminator.
+    #[inline]
     pub(super) fn terminator(&self, b: usize) -> usize {
         self.blocks[b].noted.1 as usize - 1
     }
 
     /// The merge instruction of a block (the one right before its
     /// terminator), as a noted index.
+    #[inline]
     pub(super) fn merge_inst(&self, b: usize) -> Option<usize> {
         let t = self.terminator(b);
         let m = t.checked_sub(1)?;
@@ -977,6 +981,7 @@ impl<'m> Func<'m> {
     }
 
     /// Successor blocks of block `b`, in terminator order.
+    #[inline]
     pub(super) fn successors(&self, b: usize) -> &[usize] {
         &self.succ_list[self.succ_start[b] as usize..self.succ_start[b + 1] as usize]
     }

@@ -209,12 +209,16 @@ struct OpInfo {
     plain: bool,
 }
 
-/// [`OpInfo`] of every opcode, indexed by opcode.
+/// [`OpInfo`] of the core opcodes (below [`OP_INFOS`]), indexed by
+/// opcode; extension opcodes past them take the long way. Kept short:
+/// every process builds it once, and a CLI run on a small module should
+/// not pay for thousands of entries it never reads.
 fn op_infos() -> &'static [OpInfo] {
     static TABLE: std::sync::OnceLock<Vec<OpInfo>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         shapes()
             .iter()
+            .take(OP_INFOS)
             .enumerate()
             .map(|(opcode, s)| {
                 let opcode = opcode as u16;
@@ -233,6 +237,10 @@ fn op_infos() -> &'static [OpInfo] {
             .collect()
     })
 }
+
+/// The opcodes [`op_infos`] describes: all of the core grammar's but the
+/// few extension-era ones numbered in the thousands.
+const OP_INFOS: usize = 512;
 
 /// A structure error found while reading, reported once every id has
 /// been checked (ids first, as the checks always ran).

@@ -338,15 +338,17 @@ impl<'m> Func<'m> {
         let words = self.words;
         let shapes = shapes();
         let (mut lo, mut hi) = (u32::MAX, 0u32);
-        let mut count = 0;
         tracked_ids.clear();
-        let mut at = self.range.start;
-        while at < self.range.end {
+        // From past the `OpFunction` (the range starts with it).
+        let (start, end) = (self.range.start, self.range.end);
+        let mut at = start + (words[start] >> 16).max(1) as usize;
+        let mut count = 1;
+        while at < end {
             let head = words[at];
             let (len, opcode) = ((head >> 16) as usize, head as u16);
             count += 1;
             let p = shapes.get(opcode as usize).map_or(0, |s| s.result as usize);
-            if p > 0 && p < len && opcode != op::Function {
+            if p > 0 && p < len {
                 let id = words[at + p];
                 lo = lo.min(id);
                 hi = hi.max(id);

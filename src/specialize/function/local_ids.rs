@@ -31,16 +31,6 @@ impl Window {
         Window { lo, len }
     }
 
-    /// The number of ids in the window.
-    pub(super) fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when the window holds no id (every key goes to the hash map).
-    pub(super) fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The slot of `id`, when it is in the window.
     #[inline]
     pub(super) fn slot(&self, id: u32) -> Option<usize> {
@@ -68,11 +58,6 @@ impl LocalMap {
         self.outside.clear();
     }
 
-    /// The window the map keeps slots for.
-    pub(super) fn window(&self) -> Window {
-        self.window
-    }
-
     /// Sets `id`'s value; returns the value it had.
     pub(super) fn insert(&mut self, id: u32, value: usize) -> Option<usize> {
         match self.window.slot(id) {
@@ -84,11 +69,54 @@ impl LocalMap {
         }
     }
 
+    /// Sets `id`'s value to `value` if it has none and returns true;
+    /// false, changing nothing, when it has one.
+    #[inline]
+    pub(super) fn insert_new(&mut self, id: u32, value: usize) -> bool {
+        match self.window.slot(id) {
+            Some(k) if self.slots[k] == usize::MAX => {
+                self.slots[k] = value;
+                true
+            }
+            Some(_) => false,
+            None => match self.outside.entry(id) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(value);
+                    true
+                }
+                std::collections::hash_map::Entry::Occupied(_) => false,
+            },
+        }
+    }
+
+    /// The slot of `id` when it is in the window and has no value.
+    #[inline]
+    pub(super) fn free_slot(&self, id: u32) -> Option<usize> {
+        let k = self.window.slot(id)?;
+        (self.slots[k] == usize::MAX).then_some(k)
+    }
+
+    /// True when slot `k` (of a map reset with the same window as the
+    /// one [`LocalMap::free_slot`] gave it) has no value.
+    #[inline]
+    pub(super) fn is_free(&self, k: usize) -> bool {
+        self.slots.get(k) == Some(&usize::MAX)
+    }
+
+    /// Sets slot `k` (see [`LocalMap::is_free`]) to `value`.
+    #[inline]
+    pub(super) fn set_slot(&mut self, k: usize, value: usize) {
+        self.slots[k] = value;
+    }
+
     /// The value of `id`.
     #[inline]
     pub(super) fn get(&self, id: &u32) -> Option<&usize> {
         match self.window.slot(*id) {
             Some(k) => Some(&self.slots[k]).filter(|v| **v != usize::MAX),
+            // Most keys looked up outside the window are module-level ids,
+            // and the map outside it is mostly empty: no hashing then.
+            None if self.outside.is_empty() => None,
             None => self.outside.get(id),
         }
     }
@@ -131,8 +159,8 @@ mod tests {
 
     #[test]
     fn spread_ids_use_no_window() {
-        assert!(Window::new(1, 1 << 30, 10).is_empty());
-        assert!(Window::new(5, 4, 10).is_empty());
+        assert_eq!(Window::new(1, 1 << 30, 10).slot(1), None);
+        assert_eq!(Window::new(5, 4, 10).slot(5), None);
         assert_eq!(Window::new(7, 7, 0).slot(7), Some(0));
     }
 }

@@ -27,11 +27,13 @@
 //! Cost: the rewrite runs once per predicated function, so it keeps its
 //! working storage in a [`Scratch`] the caller passes from one function to
 //! the next (no per-function maps: every table is an array indexed by
-//! instruction, block or local id), decodes the operands only of the
+//! noted instruction, block or local id), keeps nothing of the
+//! instructions it leaves alone, decodes the operands only of the
 //! instructions that read an id it may replace, and copies everything else
-//! as word runs.
+//! as word runs between the few instructions that change.
 //!
-//! Files: [`decode`](mod@decode) (the function as blocks, ids and edges), [`local_ids`]
+//! Files: [`decode`](mod@decode) (the function as blocks, edges and the
+//! instructions the rewrite looks at), [`local_ids`]
 //! (dense maps over the function's ids), [`sccp`] (the lattice and the
 //! propagation), [`order`] (dominators and block order), and this file (the
 //! rewrite as its steps: decode, propagate, mark the chain, plan
@@ -45,6 +47,8 @@ mod sccp;
 use crate::fastmap::Map as HashMap;
 use crate::module::{Inst, Module, header_word, push_inst};
 use crate::operands::{Role, op};
+
+use decode::{NO_BLOCK, result_of};
 
 use super::context::{Context, Replacement, Val};
 pub(in crate::specialize) use decode::Func;
@@ -104,9 +108,10 @@ pub(super) struct Scratch {
     func: decode::Buffers,
     sccp: sccp::Buffers,
     order: order::Buffers,
-    /// Per instruction: what replaces its result ([`Val::Top`]: nothing).
+    /// Per noted instruction: what replaces its result ([`Val::Top`]:
+    /// nothing).
     subst: Vec<Val>,
-    /// Per instruction: its result is a local chain value.
+    /// Per noted instruction: its result is a local chain value.
     chain: Vec<bool>,
     /// The local chain values, and the chain walk's worklist.
     chain_ids: Vec<u32>,
@@ -195,15 +200,16 @@ fn rewrite_blocks(
         &mut scratch.order,
         &mut scratch.order_out,
     );
-    // At most every deleted result and every id of a removed block goes.
+    // At most every deleted result and every id of a removed block goes
+    // (a result takes at least two words).
     let dead_ids: usize = (0..f.blocks.len())
         .filter(|&b| !live[b])
-        .map(|b| 1 + f.blocks[b].end - f.blocks[b].first)
+        .map(|b| 1 + (f.blocks[b].end - f.blocks[b].body) / 2)
         .sum();
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
         removed_ids: Vec::with_capacity(substituted + dead_ids),
-        callees: Vec::with_capacity(f.calls),
+        callees: Vec::with_capacity(f.calls.len()),
         ..Rewritten::default()
     };
     let e = Emitter {
@@ -221,7 +227,9 @@ fn rewrite_blocks(
     if !out.bad_uses.is_empty() {
         // Only an error message needs the chain's definitions.
         for &id in &scratch.chain_ids {
-            out.chain_defs.insert(id, f.insts[f.def[&id]]);
+            if let Some(d) = f.noted_def(id) {
+                out.chain_defs.insert(id, f.noted[d].inst);
+            }
         }
     }
     removed_block_ids(f, live, &scratch.stub, &mut out.removed_ids);
@@ -230,16 +238,17 @@ fn rewrite_blocks(
 }
 
 /// What replaces each value SCCP folded in a live block, at its defining
-/// instruction in `subst`: a constant, or another id it equals. Returns how
-/// many there are.
+/// noted instruction in `subst`: a constant, or another id it equals.
+/// Returns how many there are.
 fn substitutions(f: &Func<'_>, s: &Sccp<'_, '_>, subst: &mut Vec<Val>) -> usize {
     subst.clear();
-    subst.resize(f.insts.len(), Val::Top);
+    subst.resize(f.noted.len(), Val::Top);
     let mut count = 0;
     for &id in &s.lat_ids {
-        let i = f.def[&id];
-        let b = f.block_of_inst[i];
-        if b == usize::MAX || !s.exec_block[b] {
+        // A value set has a noted definition (`Sccp::set`).
+        let Some(i) = f.noted_def(id) else { continue };
+        let b = f.noted[i].block;
+        if b == NO_BLOCK || !s.exec_block[b] {
             continue;
         }
         let v = s.lat[i];
@@ -282,7 +291,7 @@ fn merge_actions(
         let block_of = |label: u32| {
             f.block_of_label.get(&label).copied().ok_or_else(|| {
                 structure(
-                    &f.insts[mi],
+                    &f.noted[mi].inst,
                     fname,
                     format!(
                         "merge instruction names %{label}, which is not a block of this function"
@@ -290,16 +299,16 @@ fn merge_actions(
                 )
             })
         };
-        let action = if f.insts[mi].opcode == op::SelectionMerge {
+        let action = if f.noted[mi].inst.opcode == op::SelectionMerge {
             if folded {
                 MergeAction::Drop
             } else {
                 MergeAction::Keep
             }
         } else {
-            let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            let cont = block_of(*mw.get(2).ok_or_else(|| short(&f.noted[mi].inst, fname))?)?;
             let conditional = matches!(
-                f.insts[f.terminator(b)].opcode,
+                f.noted[f.terminator(b)].inst.opcode,
                 op::BranchConditional | op::Switch
             );
             // A back edge is an edge into the header from a block laid out
@@ -322,7 +331,7 @@ fn merge_actions(
             }
         };
         if action != MergeAction::Drop {
-            let target = block_of(*mw.get(1).ok_or_else(|| short(&f.insts[mi], fname))?)?;
+            let target = block_of(*mw.get(1).ok_or_else(|| short(&f.noted[mi].inst, fname))?)?;
             if !live[target] {
                 stubs[target] = true;
             }
@@ -333,14 +342,23 @@ fn merge_actions(
 }
 
 /// Pushes onto `removed` the ids defined in removed blocks: their labels
-/// (stubs keep theirs) and every result.
+/// (stubs keep theirs) and every result (read off the words: the decode
+/// keeps nothing of most instructions).
 fn removed_block_ids(f: &Func<'_>, live: &[bool], stub: &[bool], removed: &mut Vec<u32>) {
     for (b, _) in live.iter().enumerate().filter(|(_, l)| !**l) {
         if !stub[b] {
             removed.push(f.blocks[b].label);
         }
         let blk = &f.blocks[b];
-        removed.extend(f.result[blk.first..blk.end].iter().filter(|&&id| id != 0));
+        let mut at = blk.body;
+        while at < blk.end {
+            let iw = &f.words[at..at + (f.words[at] >> 16).max(1) as usize];
+            let result = result_of(iw);
+            if result != 0 {
+                removed.push(result);
+            }
+            at += iw.len();
+        }
     }
 }
 
@@ -371,9 +389,9 @@ fn kept_edge(f: &Func<'_>, from: usize, to: usize, live: &[bool], decided: &[usi
         }
 }
 
-/// True when instruction `i` may consume chain values.
+/// True when noted instruction `i` may consume chain values.
 fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
-    match f.insts[i].opcode {
+    match f.noted[i].inst.opcode {
         o if is_logic(o) => true,
         op::Phi => true,
         op::Select => true, // bool select: any operand; other types: only the condition is bool
@@ -384,7 +402,8 @@ fn allowed_chain_user(f: &Func<'_>, i: usize) -> bool {
 
 /// Marks the local chain values: bool results of logic ops, selects and
 /// phis with a chain operand (global or local), to a fixpoint; flags in
-/// `scratch.chain` (at the defining instruction), ids in `scratch.chain_ids`.
+/// `scratch.chain` (at the defining noted instruction), ids in
+/// `scratch.chain_ids`.
 fn mark_chain(f: &Func<'_>, ctx: &Context<'_>, scratch: &mut Scratch) {
     let (chain, ids, work) = (
         &mut scratch.chain,
@@ -392,33 +411,33 @@ fn mark_chain(f: &Func<'_>, ctx: &Context<'_>, scratch: &mut Scratch) {
         &mut scratch.chain_work,
     );
     chain.clear();
-    chain.resize(f.insts.len(), false);
+    chain.resize(f.noted.len(), false);
     ids.clear();
     work.clear();
-    work.extend(
-        f.uses
-            .iter()
-            .map(|&(id, _)| id)
-            .filter(|id| ctx.is_chain(*id)),
-    );
-    work.dedup();
+    // A user of a chain value whose bool result is one too.
+    let mut reach = |u: usize, chain: &mut Vec<bool>, work: &mut Vec<u32>| {
+        let opcode = f.noted[u].inst.opcode;
+        if !(is_logic(opcode) || opcode == op::Select || opcode == op::Phi) {
+            return;
+        }
+        let w = f.inst_words(u);
+        if w.len() < 3 || Some(w[1]) != ctx.globals.bool_type {
+            return;
+        }
+        // `w[2]` is `u`'s result, so it has a (noted) definition.
+        let Some(d) = f.noted_def(w[2]) else { return };
+        if !chain[d] {
+            chain[d] = true;
+            ids.push(w[2]);
+            work.push(w[2]);
+        }
+    };
+    for &u in &f.chain_users {
+        reach(u as usize, chain, work);
+    }
     while let Some(id) = work.pop() {
-        for u in f.users(id) {
-            let inst = f.insts[u];
-            if !(is_logic(inst.opcode) || inst.opcode == op::Select || inst.opcode == op::Phi) {
-                continue;
-            }
-            let w = f.inst_words(u);
-            if w.len() < 3 || Some(w[1]) != ctx.globals.bool_type {
-                continue;
-            }
-            // `w[2]` is `u`'s result, so it has a definition.
-            let Some(&d) = f.def.get(&w[2]) else { continue };
-            if !chain[d] {
-                chain[d] = true;
-                ids.push(w[2]);
-                work.push(w[2]);
-            }
+        for &u in f.users(id) {
+            reach(u as usize, chain, work);
         }
     }
 }
@@ -442,148 +461,190 @@ struct Emitter<'a, 'm> {
 impl Emitter<'_, '_> {
     /// Emits the function with its blocks in `order` into `out`, counting
     /// what it folds and recording calls, unresolved uses and removed ids.
+    /// Words between the noted instructions that change are copied as
+    /// whole runs.
     fn emit(&self, order: &[usize], out: &mut Rewritten) {
         let f = self.f;
-        let mut words = Vec::with_capacity(f.words_len());
-        let head_end = f.blocks[0].first - 1;
-        for i in 0..head_end {
-            self.copy(i, &mut words, out);
+        let mut words = Vec::with_capacity(f.range.len());
+        // The head: `OpFunction` and its parameters, up to the first label.
+        let first = &f.blocks[0];
+        let mut run = f.range.start;
+        for k in 0..first.noted.0 as usize {
+            let inst = f.noted[k].inst;
+            if f.noted[k].mentions && inst.at < first.label_at {
+                words.extend_from_slice(&f.words[run..inst.at]);
+                run = inst.end();
+                self.copy(k, &mut words, out);
+            }
         }
+        words.extend_from_slice(&f.words[run..first.label_at]);
         for &b in order {
             let blk = &f.blocks[b];
-            words.extend_from_slice(f.inst_words(blk.first - 1)); // OpLabel
+            words.extend_from_slice(&f.words[blk.label_at..blk.body]); // OpLabel
             if self.stub[b] {
                 push_inst(&mut words, op::Unreachable, []);
                 continue;
             }
-            // From `special` on, the block's merge instruction and folded
-            // terminator are rewritten.
-            let t = f.terminator(b);
-            let special = match (self.merge[b], self.decided[b]) {
-                (Some(_), _) => t - 1,
-                (None, NONE) => blk.end,
-                (None, _) => t,
-            };
+            self.push_callees(b, out);
+            let merge = f.merge_inst(b);
             // Instructions copied verbatim accumulate as one word run,
             // `run..` up to the next one that is not.
-            let mut run = f.insts[blk.first].at;
-            for i in blk.first..blk.end {
-                let inst = f.insts[i];
-                if i < special && self.verbatim(i) {
-                    if inst.opcode == op::FunctionCall && inst.len >= 4 {
-                        out.callees.push(f.words[inst.at + 3]);
-                    }
+            let mut run = blk.body;
+            for k in f.block_noted(b) {
+                let inst = f.noted[k].inst;
+                // A label is written as it is, above.
+                if inst.opcode == op::Label || self.verbatim(b, k, merge) {
                     continue;
                 }
-                words.extend_from_slice(&f.words[run..inst.at]);
+                self.copy_run(run, inst.at, &mut words, out);
                 run = inst.end();
-                match self.merge[b] {
-                    Some(action) if i == t - 1 => match action {
-                        MergeAction::Keep => self.copy(i, &mut words, out),
-                        MergeAction::Drop => {}
-                        MergeAction::ToSelection => {
-                            push_inst(&mut words, op::SelectionMerge, [f.inst_words(i)[1], 0])
-                        }
-                    },
-                    _ => self.emit_inst(b, i, &mut words, out),
-                }
+                self.emit_noted(b, k, merge, &mut words, out);
             }
-            words.extend_from_slice(&f.words[run..f.insts[t].end()]);
+            self.copy_run(run, blk.end, &mut words, out);
         }
-        words.extend_from_slice(f.inst_words(f.insts.len() - 1)); // OpFunctionEnd
+        words.extend_from_slice(&f.words[f.end_at..f.range.end]); // OpFunctionEnd
         out.words = words;
     }
 
-    /// Emits instruction `i` of live block `b` (merge instructions aside).
-    fn emit_inst(&self, b: usize, i: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    /// Lists the callees of live block `b`'s calls that stay.
+    fn push_callees(&self, b: usize, out: &mut Rewritten) {
+        let calls = self.f.block_calls(b);
+        if self.substituted == 0 || self.f.unique_results {
+            out.callees.extend(calls.iter().map(|&(_, callee)| callee));
+        } else {
+            out.callees.extend(
+                calls
+                    .iter()
+                    .filter(|&&(result, _)| self.local_subst(result).is_none())
+                    .map(|&(_, callee)| callee),
+            );
+        }
+    }
+
+    /// Copies the instructions that are not noted in `words[from..to]`:
+    /// as they are, but for those defining an id substituted (possible
+    /// only when an id is defined twice), which go.
+    fn copy_run(&self, from: usize, to: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
         let f = self.f;
-        let opcode = f.insts[i].opcode;
-        let result = f.result[i];
-        if self.substituted > 0 && result != 0 && self.local_subst(result).is_some() {
-            match opcode {
+        if self.substituted == 0 || f.unique_results {
+            words.extend_from_slice(&f.words[from..to]);
+            return;
+        }
+        let mut at = from;
+        while at < to {
+            let iw = &f.words[at..at + (f.words[at] >> 16).max(1) as usize];
+            let result = result_of(iw);
+            if result != 0 && self.local_subst(result).is_some() {
+                out.removed_ids.push(result);
+            } else {
+                words.extend_from_slice(iw);
+            }
+            at += iw.len();
+        }
+    }
+
+    /// True when noted instruction `k` of live block `b` (whose merge
+    /// instruction is `merge`) is copied as it is: no operand to rewrite,
+    /// not a phi, a result that stays, not a merge instruction or
+    /// terminator that changes.
+    fn verbatim(&self, b: usize, k: usize, merge: Option<usize>) -> bool {
+        let n = &self.f.noted[k];
+        if merge == Some(k) {
+            return !n.mentions && matches!(self.merge[b], Some(MergeAction::Keep) | None);
+        }
+        if k == self.f.terminator(b) && self.decided[b] != NONE {
+            return false;
+        }
+        !(n.mentions || n.inst.opcode == op::Phi || self.substituted(k))
+    }
+
+    /// True when noted instruction `k`'s result is substituted (so it goes).
+    fn substituted(&self, k: usize) -> bool {
+        let result = self.f.noted[k].result;
+        self.substituted > 0 && result != 0 && self.local_subst(result).is_some()
+    }
+
+    /// Emits noted instruction `k` of live block `b` (whose merge
+    /// instruction is `merge`).
+    fn emit_noted(
+        &self,
+        b: usize,
+        k: usize,
+        merge: Option<usize>,
+        words: &mut Vec<u32>,
+        out: &mut Rewritten,
+    ) {
+        let f = self.f;
+        let n = f.noted[k];
+        if merge == Some(k) {
+            match self.merge[b] {
+                Some(MergeAction::Keep) | None => self.copy(k, words, out),
+                Some(MergeAction::Drop) => {}
+                Some(MergeAction::ToSelection) => {
+                    push_inst(words, op::SelectionMerge, [f.inst_words(k)[1], 0])
+                }
+            }
+            return;
+        }
+        if self.substituted(k) {
+            match n.inst.opcode {
                 op::Select => out.selects_folded += 1,
                 op::Phi => out.phis_folded += 1,
                 _ => {}
             }
-            out.removed_ids.push(result);
+            out.removed_ids.push(n.result);
             return;
         }
-        if i == f.blocks[b].end - 1 && self.decided[b] != NONE {
+        if k == f.terminator(b) && self.decided[b] != NONE {
             let target = f.blocks[self.decided[b]].label;
             push_inst(words, op::Branch, [target]);
             out.branches_folded += 1;
             return;
         }
-        if opcode == op::Phi {
-            self.emit_phi(i, b, words, out);
-            return;
-        }
-        let w = f.inst_words(i);
-        if opcode == op::FunctionCall && w.len() >= 4 {
-            out.callees.push(w[3]);
-        }
-        if !f.mentions[i] {
-            // No operand is replaced or a chain value.
-            words.extend_from_slice(w);
+        if n.inst.opcode == op::Phi {
+            self.emit_phi(k, b, words, out);
             return;
         }
         // Chain values used where they cannot be folded.
-        if !allowed_chain_user(f, i) {
-            for &(pos, role) in f.ids(i) {
+        if n.mentions && !allowed_chain_user(f, k) {
+            let w = f.inst_words(k);
+            for &(pos, role) in f.ids(k) {
                 let id = w[pos as usize];
                 if matches!(role, Role::Use | Role::MaybeId)
                     && (self.is_local_chain(id) || self.ctx.is_chain(id))
                 {
                     out.bad_uses.push(BadUse {
                         block: f.blocks[b].label,
-                        inst: f.insts[i],
+                        inst: n.inst,
                         value: id,
                     });
                 }
             }
         }
-        self.copy(i, words, out);
-    }
-
-    /// True when instruction `i` (neither a merge instruction nor a folded
-    /// terminator) is copied as it is: no operand to rewrite, not a phi, a
-    /// result that stays.
-    fn verbatim(&self, i: usize) -> bool {
-        let f = self.f;
-        if f.mentions[i] || f.insts[i].opcode == op::Phi {
-            return false;
-        }
-        if self.substituted == 0 {
-            return true;
-        }
-        if f.unique_results {
-            self.subst[i] == Val::Top
-        } else {
-            f.result[i] == 0 || self.local_subst(f.result[i]).is_none()
-        }
+        self.copy(k, words, out);
     }
 
     /// True when `id` is a local chain value.
     fn is_local_chain(&self, id: u32) -> bool {
-        self.f.def.get(&id).is_some_and(|&d| self.chain[d])
+        self.f.noted_def(id).is_some_and(|d| self.chain[d])
     }
 
     /// What replaces the local `id`, if it is substituted.
     fn local_subst(&self, id: u32) -> Option<Val> {
-        let &d = self.f.def.get(&id)?;
+        let d = self.f.noted_def(id)?;
         Some(self.subst[d]).filter(|v| *v != Val::Top)
     }
 
-    /// Copies instruction `i`, rewriting uses of substituted ids.
-    fn copy(&self, i: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    /// Copies noted instruction `k`, rewriting uses of substituted ids.
+    fn copy(&self, k: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
         let f = self.f;
-        let w = f.inst_words(i);
+        let w = f.inst_words(k);
         let start = words.len();
         words.extend_from_slice(w);
-        if !f.mentions[i] {
+        if !f.noted[k].mentions {
             return;
         }
-        for &(pos, role) in f.ids(i) {
+        for &(pos, role) in f.ids(k) {
             if matches!(role, Role::Use | Role::MaybeId)
                 && let Some(r) = self.replacement(w[pos as usize])
             {
@@ -610,10 +671,10 @@ impl Emitter<'_, '_> {
             .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
     }
 
-    /// Copies a phi of block `b`, keeping only pairs whose edge survives.
-    fn emit_phi(&self, i: usize, b: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    /// Copies phi `k` of block `b`, keeping only pairs whose edge survives.
+    fn emit_phi(&self, k: usize, b: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
         let f = self.f;
-        let w = f.inst_words(i);
+        let w = f.inst_words(k);
         let at = words.len();
         words.extend_from_slice(&w[..3]);
         for pair in w[3..].chunks(2) {

@@ -6,7 +6,7 @@ use crate::error::Result;
 use crate::operands::op;
 
 use super::super::context::Val;
-use super::decode::{Func, is_logic, is_tracked, structure};
+use super::decode::{Func, NO_BLOCK, is_logic, is_tracked, structure};
 use crate::specialize::context::Context;
 
 /// "No block": an undecided terminator in [`Sccp::decided`].
@@ -53,8 +53,8 @@ pub(in crate::specialize) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
 pub(super) struct Sccp<'a, 'm> {
     pub(super) f: &'a Func<'m>,
     pub(super) ctx: &'a Context<'a>,
-    /// The lattice value of each local id, at its defining instruction's
-    /// index (`Top` until set; a set value is never `Top`).
+    /// The lattice value of each tracked id, at its defining noted
+    /// instruction's index (`Top` until set; a set value is never `Top`).
     pub(super) lat: Vec<Val>,
     /// The ids whose lattice value was set, in the order first set.
     pub(super) lat_ids: Vec<u32>,
@@ -103,7 +103,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
         Sccp {
             f,
             ctx,
-            lat: filled(&mut bufs.lat, f.insts.len(), Val::Top),
+            lat: filled(&mut bufs.lat, f.noted.len(), Val::Top),
             lat_ids: filled(&mut bufs.lat_ids, 0, 0),
             exec_block: filled(&mut bufs.exec_block, n, false),
             exec_edge: filled(&mut bufs.exec_edge, f.succ_list.len(), false),
@@ -129,10 +129,10 @@ impl<'a, 'm> Sccp<'a, 'm> {
 
     /// The lattice value of an operand.
     fn value(&self, id: u32) -> Val {
-        if let Some(&d) = self.f.def.get(&id) {
+        if let Some(d) = self.f.noted_def(id) {
             match self.lat[d] {
                 Val::Varying => return Val::Same(id),
-                Val::Top if is_tracked(self.f.insts[d].opcode) => return Val::Top,
+                Val::Top if is_tracked(self.f.noted[d].inst.opcode) => return Val::Top,
                 Val::Top => {}
                 other => return other,
             }
@@ -151,18 +151,19 @@ impl<'a, 'm> Sccp<'a, 'm> {
             while let Some(b) = self.block_wl.pop() {
                 // Only the tracked instructions and the terminator have
                 // anything to evaluate.
-                let (first, end) = (self.f.blocks[b].first, self.f.blocks[b].end);
-                for i in first..end {
-                    if i + 1 == end || is_tracked(self.f.insts[i].opcode) {
-                        self.visit(i)?;
+                let noted = self.f.block_noted(b);
+                let end = noted.end;
+                for k in noted {
+                    if k + 1 == end || is_tracked(self.f.noted[k].inst.opcode) {
+                        self.visit(k)?;
                     }
                 }
             }
             while let Some(id) = self.value_wl.pop() {
-                for u in self.f.users(id) {
-                    let b = self.f.block_of_inst[u];
-                    if b != usize::MAX && self.exec_block[b] {
-                        self.visit(u)?;
+                for &u in self.f.users(id) {
+                    let b = self.f.noted[u as usize].block;
+                    if b != NO_BLOCK && self.exec_block[b] {
+                        self.visit(u as usize)?;
                     }
                 }
             }
@@ -174,7 +175,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
     /// `Varying`) and queues its users when it changed.
     fn set(&mut self, id: u32, new: Val) {
         // `id` is the result of the instruction being visited: defined here.
-        let Some(&d) = self.f.def.get(&id) else {
+        let Some(d) = self.f.noted_def(id) else {
             return;
         };
         let old = self.lat[d];
@@ -217,10 +218,9 @@ impl<'a, 'm> Sccp<'a, 'm> {
         if new {
             if self.exec_block[to] {
                 // New incoming edge: phis of `to` must be re-evaluated.
-                let (first, end) = (self.f.blocks[to].first, self.f.blocks[to].end);
-                for i in first..end {
-                    if self.f.insts[i].opcode == op::Phi {
-                        let _ = self.visit(i);
+                for k in self.f.block_noted(to) {
+                    if self.f.noted[k].inst.opcode == op::Phi {
+                        let _ = self.visit(k);
                     }
                 }
             } else {
@@ -230,11 +230,12 @@ impl<'a, 'm> Sccp<'a, 'm> {
         }
     }
 
-    /// Evaluates instruction `i` (a phi, logic op, select or terminator).
+    /// Evaluates noted instruction `i` (a phi, logic op, select or
+    /// terminator).
     fn visit(&mut self, i: usize) -> Result<()> {
-        let inst = self.f.insts[i];
+        let inst = self.f.noted[i].inst;
         let w = self.f.inst_words(i);
-        let b = self.f.block_of_inst[i];
+        let b = self.f.noted[i].block;
         match inst.opcode {
             op::Phi if w.len() >= 3 => {
                 let mut acc = Val::Top;
@@ -262,7 +263,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 // A local value may stand in for the phi only on a single edge.
                 if let Val::Same(x) = acc
                     && edges > 1
-                    && self.f.def.contains_key(&x)
+                    && self.f.def_of(x).is_some()
                 {
                     acc = Val::Varying;
                 }

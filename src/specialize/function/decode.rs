@@ -14,8 +14,10 @@
 //! builds the blocks and notes what the rewrite needs. That pass takes a
 //! short way for what most instructions of a predicated function are:
 //! plain instructions of a flat layout ([`flat_ids`], known from the
-//! opcode's [`Shape`]), checked with one comparison per word; labels; and
-//! `OpBranch`, `OpReturn` and `OpBranchConditional` with plain targets.
+//! opcode's [`Shape`]), checked with one comparison per word and decoded
+//! only when they read a watched id; labels; tracked instructions of a
+//! flat layout; and `OpBranch`, `OpReturn` and `OpBranchConditional` with
+//! plain targets.
 //! Everything else goes the long way ([`Func::step`]): the grammar walker
 //! where the layout is not flat, which reports the errors it always did.
 //! Structure errors of blocks are reported after every id is checked, as
@@ -203,10 +205,15 @@ struct OpInfo {
     flat_min: u8,
     /// True when an instruction of the opcode with a flat layout whose
     /// words are all in-range ids none of them watched needs nothing but
-    /// its result recorded (and its callee, for a call): a flat layout
-    /// known from the word count alone, and nothing the rewrite looks at
-    /// (labels, terminators, merges, tracked, the function's ends).
+    /// its result recorded (and its callee, for a call): an opcode with a
+    /// flat layout, and nothing the rewrite looks at (labels, terminators,
+    /// merges, tracked, the function's ends).
     plain: bool,
+    /// True when the words must be looked at to know that the layout is
+    /// flat ([`Shape::exact`]).
+    exact: bool,
+    /// True when the lattice tracks the opcode's result ([`is_tracked`]).
+    tracked: bool,
 }
 
 /// [`OpInfo`] of the core opcodes (below [`OP_INFOS`]), indexed by
@@ -231,7 +238,9 @@ fn op_infos() -> &'static [OpInfo] {
                 OpInfo {
                     result: s.result,
                     flat_min: s.flat_min,
-                    plain: s.flat_min != 0 && !s.exact && !looked_at,
+                    plain: s.flat_min != 0 && !looked_at,
+                    exact: s.exact,
+                    tracked: is_tracked(opcode),
                 }
             })
             .collect()
@@ -336,7 +345,7 @@ impl<'m> Func<'m> {
     #[inline(never)]
     fn find_window(&mut self, tracked_ids: &mut Vec<u32>) {
         let words = self.words;
-        let shapes = shapes();
+        let (infos, shapes) = (op_infos(), shapes());
         let (mut lo, mut hi) = (u32::MAX, 0u32);
         tracked_ids.clear();
         // From past the `OpFunction` (the range starts with it).
@@ -347,12 +356,18 @@ impl<'m> Func<'m> {
             let head = words[at];
             let (len, opcode) = ((head >> 16) as usize, head as u16);
             count += 1;
-            let p = shapes.get(opcode as usize).map_or(0, |s| s.result as usize);
+            let (p, tracked) = match infos.get(opcode as usize) {
+                Some(i) => (i.result as usize, i.tracked),
+                None => (
+                    shapes.get(opcode as usize).map_or(0, |s| s.result as usize),
+                    false,
+                ),
+            };
             if p > 0 && p < len {
                 let id = words[at + p];
                 lo = lo.min(id);
                 hi = hi.max(id);
-                if is_tracked(opcode) {
+                if tracked {
                     tracked_ids.push(id);
                 }
             }
@@ -375,8 +390,10 @@ impl<'m> Func<'m> {
     ///
     /// Most instructions take the short way here: an opcode that is
     /// nothing the rewrite looks at ([`OpInfo::plain`]), a flat layout
-    /// whose words are all in-range ids none of which is watched, and a
-    /// result not defined before. The others go through [`Func::step`].
+    /// whose words are all in-range ids, and, when none of them is
+    /// watched, a result not defined before (when one is, the instruction
+    /// is decoded from its flat layout, [`Func::watched_plain`]). The
+    /// others go through [`Func::step`].
     fn read(
         &mut self,
         m: &Module<'m>,
@@ -405,15 +422,27 @@ impl<'m> Func<'m> {
                 && len >= info.flat_min as usize
             {
                 let iw = &words[at..at + len];
-                let unwatched = iw[1..].iter().all(|&x| {
-                    x != 0 && x < bound && !self.tracked.contains_key(&x) && !ctx.may_replace(x)
+                let mut watched = false;
+                let in_range = iw[1..].iter().all(|&x| {
+                    watched = watched || self.tracked.contains_key(&x) || ctx.may_replace(x);
+                    x != 0 && x < bound
                 });
                 let result = if info.result > 0 {
                     iw[info.result as usize]
                 } else {
                     0
                 };
-                if unwatched && (result == 0 || self.def.insert_new(result, PLAIN | at)) {
+                let done = in_range
+                    && if !watched {
+                        (!info.exact || flat_ids(iw).is_some())
+                            && (result == 0 || self.def.insert_new(result, PLAIN | at))
+                    } else if let Some(flat) = flat_ids(iw) {
+                        self.watched_plain(at, iw, flat, st.block, ctx, use_pairs);
+                        true
+                    } else {
+                        false
+                    };
+                if done {
                     if st.last_was_terminator {
                         st.early.get_or_insert(st.prev_at);
                         st.last_was_terminator = false;
@@ -518,6 +547,36 @@ impl<'m> Func<'m> {
             noted: (n, n),
             calls: (c, c),
         });
+    }
+
+    /// [`Func::read`]'s short way for a plain instruction ([`OpInfo::plain`])
+    /// of a flat layout, words `iw` at word `at` of `block`, whose ids are
+    /// all in range and one of them watched: notes it if it reads a
+    /// watched id and records its result, as the long way would.
+    fn watched_plain(
+        &mut self,
+        at: usize,
+        iw: &[u32],
+        flat: FlatIds,
+        block: usize,
+        ctx: &Context<'_>,
+        use_pairs: &mut Vec<(u32, u32)>,
+    ) {
+        let k = self.noted.len() as u32;
+        let first = self.id_list.len() as u32;
+        let (result, mentions) = self.flat_inst(k, iw, flat, ctx, use_pairs);
+        let inst = Inst {
+            at,
+            opcode: iw[0] as u16,
+            len: iw.len(),
+        };
+        if mentions {
+            let ids = (first, self.id_list.len() as u32);
+            self.note(inst, result, block, true, ids);
+        }
+        if result != 0 {
+            self.define(result, inst, mentions, block);
+        }
     }
 
     /// [`Func::read`]'s short way for a tracked instruction (`OpPhi`,
@@ -887,12 +946,9 @@ impl<'m> Func<'m> {
             self.succ_start.push(self.succ_list.len() as u32);
             let t = self.terminator(b);
             let w = self.inst_words(t);
-            match self.noted[t].inst.opcode {
-                op::Branch => self.link(t, w[1], fname)?,
-                op::BranchConditional => {
-                    self.link(t, w[2], fname)?;
-                    self.link(t, w[3], fname)?;
-                }
+            let targets = match self.noted[t].inst.opcode {
+                op::Branch => &w[1..2],
+                op::BranchConditional => &w[2..4],
                 op::Switch => {
                     // Every id after the selector is a target.
                     let (a, z) = self.noted[t].ids;
@@ -902,8 +958,12 @@ impl<'m> Func<'m> {
                             self.link(t, w[p], fname)?;
                         }
                     }
+                    continue;
                 }
-                _ => {}
+                _ => continue,
+            };
+            for &label in targets {
+                self.link(t, label, fname)?;
             }
         }
         self.succ_start.push(self.succ_list.len() as u32);
@@ -911,16 +971,27 @@ impl<'m> Func<'m> {
     }
 
     /// Adds the block labelled `label` to the successors, for terminator `t`.
+    #[inline(always)]
     fn link(&mut self, t: usize, label: u32, fname: &str) -> Result<()> {
-        let Some(&s) = self.block_of_label.get(&label) else {
-            return Err(structure(
-                &self.noted[t].inst,
-                fname,
-                format!("branch target %{label} is not a block of this function"),
-            ));
-        };
-        self.succ_list.push(s);
-        Ok(())
+        match self.block_of_label.get(&label) {
+            Some(&s) => {
+                self.succ_list.push(s);
+                Ok(())
+            }
+            None => Err(self.not_a_block(t, label, fname)),
+        }
+    }
+
+    /// The error for a branch target, `label` of terminator `t`, that is
+    /// not a block of the function.
+    #[cold]
+    #[inline(never)]
+    fn not_a_block(&self, t: usize, label: u32, fname: &str) -> Error {
+        structure(
+            &self.noted[t].inst,
+            fname,
+            format!("branch target %{label} is not a block of this function"),
+        )
     }
 
     /// The definition of the local `id`, if the function defines it.

@@ -524,12 +524,20 @@ impl Emitter<'_, '_> {
     /// Copies the instructions that are not noted in `words[from..to]`:
     /// as they are, but for those defining an id substituted (possible
     /// only when an id is defined twice), which go.
+    #[inline]
     fn copy_run(&self, from: usize, to: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
-        let f = self.f;
-        if self.substituted == 0 || f.unique_results {
-            words.extend_from_slice(&f.words[from..to]);
-            return;
+        if self.substituted == 0 || self.f.unique_results {
+            words.extend_from_slice(&self.f.words[from..to]);
+        } else {
+            self.copy_run_dropping(from, to, words, out);
         }
+    }
+
+    /// [`Emitter::copy_run`] when a substituted id may be defined in the
+    /// run: instruction by instruction.
+    #[inline(never)]
+    fn copy_run_dropping(&self, from: usize, to: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+        let f = self.f;
         let mut at = from;
         while at < to {
             let iw = &f.words[at..at + (f.words[at] >> 16).max(1) as usize];

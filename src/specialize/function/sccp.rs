@@ -196,22 +196,19 @@ impl<'a, 'm> Sccp<'a, 'm> {
 
     /// True when some edge `from → to` is executable.
     fn executable(&self, from: usize, to: usize) -> bool {
-        let f = self.f;
-        let start = f.succ_start[from] as usize;
-        f.successors(from)
-            .iter()
-            .enumerate()
-            .any(|(k, &s)| s == to && self.exec_edge[start + k])
+        let edges = self.f.succ_start[from] as usize..self.f.succ_start[from + 1] as usize;
+        (self.f.succ_list[edges.clone()].iter())
+            .zip(&self.exec_edge[edges])
+            .any(|(&s, &e)| s == to && e)
     }
 
     /// Makes the edge `from → to` executable, visiting what it newly reaches.
     fn mark_edge(&mut self, from: usize, to: usize) {
-        let f = self.f;
-        let start = f.succ_start[from] as usize;
+        let edges = self.f.succ_start[from] as usize..self.f.succ_start[from + 1] as usize;
         let mut new = false;
-        for (k, &s) in f.successors(from).iter().enumerate() {
-            if s == to && !self.exec_edge[start + k] {
-                self.exec_edge[start + k] = true;
+        for (&s, e) in (self.f.succ_list[edges.clone()].iter()).zip(&mut self.exec_edge[edges]) {
+            if s == to && !*e {
+                *e = true;
                 new = true;
             }
         }

@@ -805,7 +805,7 @@ impl<'m> Func<'m> {
     /// Records the use of `id` by the instruction to be noted as `k`;
     /// true when the emitter must look at it (a followed id, or one the
     /// module scope may replace).
-    #[inline]
+    #[inline(always)]
     fn note_use(
         &mut self,
         id: u32,

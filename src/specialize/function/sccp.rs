@@ -128,6 +128,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
     }
 
     /// The lattice value of an operand.
+    #[inline(always)]
     fn value(&self, id: u32) -> Val {
         if let Some(d) = self.f.noted_def(id) {
             match self.lat[d] {
@@ -173,6 +174,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
 
     /// Lowers `id`'s value to `new` (two different known values meet at
     /// `Varying`) and queues its users when it changed.
+    #[inline(always)]
     fn set(&mut self, id: u32, new: Val) {
         // `id` is the result of the instruction being visited: defined here.
         let Some(d) = self.f.noted_def(id) else {
@@ -203,6 +205,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
     }
 
     /// Makes the edge `from → to` executable, visiting what it newly reaches.
+    #[inline(always)]
     fn mark_edge(&mut self, from: usize, to: usize) {
         let edges = self.f.succ_start[from] as usize..self.f.succ_start[from + 1] as usize;
         let mut new = false;

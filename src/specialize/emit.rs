@@ -10,7 +10,9 @@
 use std::ops::Range;
 
 use crate::idbits::IdBits;
-use crate::module::{HEADER_WORDS, Module, header_word, literal_string_words, push_inst};
+use crate::module::{
+    FunctionRange, HEADER_WORDS, Module, header_word, literal_string_words, push_inst,
+};
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos, shapes};
 
 use super::context::Context;
@@ -20,8 +22,9 @@ use super::output::Pieces;
 pub(super) struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
     pub removed_ids: &'p IdBits,
-    /// What becomes of each function, in module order.
-    pub functions: Vec<Fate>,
+    /// What becomes of each function (asked once per function, in module
+    /// order).
+    pub fate: &'p dyn Fn(&FunctionRange) -> Fate,
     /// New words of module-scope instructions whose operands changed, by
     /// index into `Module::globals`, in that order.
     pub global_rewrites: &'p [(usize, Vec<u32>)],
@@ -181,11 +184,11 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
         }
         out.own_since(start);
     }
-    for (f, fate) in m.functions.iter().zip(&plan.functions) {
-        match fate {
+    for f in &m.functions {
+        match (plan.fate)(f) {
             Fate::Kept => out.input(f.start..f.end),
             Fate::Removed => {}
-            Fate::Rewritten(new) => out.own_range(new.clone()),
+            Fate::Rewritten(new) => out.own_range(new),
         }
     }
 }

@@ -152,21 +152,17 @@ impl<'w> Prepared<'w> {
         }
         let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
-        let functions = m
-            .functions
-            .iter()
-            .map(|f| match rewrites.of(a, f.id) {
-                _ if is_dead(f.id) => emit::Fate::Removed,
-                Some(d) => emit::Fate::Rewritten(d.range.clone()),
-                None => emit::Fate::Kept,
-            })
-            .collect();
+        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
+        let fate = |f: &FunctionRange| match rewrites.of(a, f.id) {
+            _ if is_dead(f.id) => emit::Fate::Removed,
+            Some(d) => emit::Fate::Rewritten(d.range.clone()),
+            None => emit::Fate::Kept,
+        };
         let plan = emit::Plan {
             removed_ids: &removed_ids,
-            functions,
+            fate: &fate,
             global_rewrites: &global_rewrites,
         };
-        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
         emit::emit(m, &ctx, &plan, &mut pieces);
         Ok(pieces.finish(self.words, self.endian, report))
     }

@@ -13,7 +13,9 @@
 #   recorded instead of a time; 100 MB modules get one run, stopped after
 #   SPIRV_OPT_TIMEOUT seconds (default 120);
 # - peak RSS: `/usr/bin/time -v` (Maximum resident set size) of one run of
-#   each tool, and as a multiple of the module size;
+#   each tool, and of examples/specialize_file.rs (reads the file, calls
+#   `specialize`: the in-process path, the caller's input counted), and as a
+#   multiple of the module size;
 # - validity: spirv-val on both outputs;
 # - 61 targets: divan's one-call-per-target loop (`sequential`) and the batch
 #   `specialize_many` call, each as a multiple of one target on that module.
@@ -58,8 +60,9 @@ have_val=0
 command -v "$spirv_val" >/dev/null && have_val=1
 
 log "building release"
-cargo build --release --quiet --bin rspv-specialize --example gen_module
+cargo build --release --quiet --bin rspv-specialize --example gen_module --example specialize_file
 cli=$root/target/release/rspv-specialize
+lib=$root/target/release/examples/specialize_file
 gen=$root/target/release/examples/gen_module
 
 log "generating modules in $tmp"
@@ -139,6 +142,9 @@ for key in dispatch_chain gen_40kb calls_1mb no_calls_1mb calls_10mb no_calls_10
     log "$key: rspv-specialize CLI"
     run_once 0 "$cli" --target gfx950 "$in" -o "$tmp/rspv.spv" --report none
     put "$key" cli_rss_kb "$run_rss_kb"
+    log "$key: in-process specialize (peak RSS)"
+    run_once 0 "$lib" gfx950 "$in"
+    put "$key" lib_rss_kb "$run_rss_kb"
     if [[ $run_status == ok ]]; then
         put "$key" cli_valid "$(valid "$tmp/rspv.spv")"
         put "$key" cli_s "$(median_s "$cli" --target gfx950 "$in" -o "$tmp/rspv.spv" --report none)"
@@ -251,11 +257,11 @@ def rss(r, key, module_bytes):
     if not kb:
         return "–"
     b = int(kb) * 1024
-    return f"{b / 2**20:.0f} MiB ({b / module_bytes:.1f}×)"
+    return f"{b / 2**20:.0f} MiB ({b / module_bytes:.2f}×)"
 
 
 head = ["module", "size", "rspv in-process", "MB/s", "rspv CLI", "spirv-opt",
-        "spirv-opt / CLI", "peak RSS rspv (× size)", "peak RSS spirv-opt (× size)",
+        "spirv-opt / CLI", "peak RSS rspv CLI (× size)", "peak RSS in-process (× size)", "peak RSS spirv-opt (× size)",
         "valid out (rspv / spirv-opt)", "61 targets seq. / one", "61 targets batch / one"]
 print("| " + " | ".join(head) + " |")
 print("|" + "|".join("---" for _ in head) + "|")
@@ -279,7 +285,7 @@ for label, key, bench in ROWS:
     seq_cell = f"{t(seq)} / {t(one)} = {seq / one:.0f}×" if seq and one else "–"
     batch_cell = f"{t(batch)} / {t(one)} = {batch / one:.1f}×" if batch and one else "–"
     print("| " + " | ".join([label, size(n), t(inproc), mbs, cli_cell, opt_cell, ratio,
-                             rss(r, "cli_rss_kb", n), rss(r, "opt_rss_kb", n), valid,
+                             rss(r, "cli_rss_kb", n), rss(r, "lib_rss_kb", n), rss(r, "opt_rss_kb", n), valid,
                              seq_cell, batch_cell]) + " |")
 print()
 print("Medians; in-process: divan (gfx950); CLI and spirv-opt: wall time of the "

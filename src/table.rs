@@ -56,16 +56,10 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
     // The name may be on the variable's OpName, its LinkageAttributes, or
     // both; two different ids carrying it is an error.
     let mut named: Vec<u32> = g
-        .names
-        .iter()
-        .filter(|(_, n)| n.as_str() == TABLE_NAME)
-        .map(|(id, _)| *id)
-        .chain(
-            g.linkage_names
-                .iter()
-                .filter(|(_, n)| n == TABLE_NAME)
-                .map(|(id, _)| *id),
-        )
+        .names()
+        .chain(g.linkage_names())
+        .filter(|&(_, n)| n == TABLE_NAME)
+        .map(|(id, _)| id)
         .collect();
     named.sort_unstable();
     named.dedup();

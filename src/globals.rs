@@ -267,6 +267,13 @@ pub(crate) fn for_each_global_id(
     }
 }
 
+/// True when `words` is a well-formed `OpName` or `OpDecorate`: its only id
+/// is the one it names (word 1), as [`for_each_id`] reports it.
+#[inline]
+pub(crate) fn names_only_its_target(words: &[u32]) -> bool {
+    matches!((words[0] & 0xffff) as u16, op::Name | op::Decorate) && common_ids(words) == Some(0b10)
+}
+
 /// The words [`for_each_id`] reports of the most frequent module-level
 /// instructions of an LLVM module when well formed, all ids the grammar
 /// requires (no [`Role::MaybeId`]): bit `k` set when word `k` is one.
@@ -537,6 +544,16 @@ mod tests {
             let positions = walked.iter().fold(0u32, |m, &(pos, _)| m | 1 << pos);
             assert_eq!(mask, positions, "{words:?}");
             assert!(walked.iter().all(|&(_, r)| r != Role::MaybeId), "{words:?}");
+        }
+        // Names and decorations name only word 1; other instructions, or a
+        // string with words after it, are not such.
+        for (words, only) in [
+            (&cases[7], true),
+            (&cases[22], true),
+            (&cases[9], false),
+            (&cases[0], false),
+        ] {
+            assert_eq!(names_only_its_target(words), only, "{words:?}");
         }
         // The simple layouts (`OpTypeFunction`, `OpConstantComposite`,
         // `OpTypeArray`, ...) and the walked ones alike.

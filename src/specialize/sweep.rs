@@ -13,7 +13,7 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::{Globals, for_each_global_id};
+use crate::globals::{Globals, for_each_global_id, names_only_its_target};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
@@ -256,8 +256,9 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
     for inst in m.globals() {
         let w = m.inst_words(inst);
         // Only an instruction with a closure id among its words can read
-        // one: the others are not decoded.
-        if !candidates.any_in(&w[1..]) {
+        // one: the others are not decoded. A name or decoration whose only
+        // id is the one it names reads nothing.
+        if names_only_its_target(w) || !candidates.any_in(&w[1..]) {
             continue;
         }
         let annotation = crate::operands::is_annotation(inst.opcode);

@@ -2,13 +2,15 @@
 //! by id, names, `SpecId` and linkage decorations, entry points, and the
 //! boolean and integer types the rewrite needs.
 
+use std::ops::Range;
+
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::error::Result;
+use crate::error::{Result, binary};
 use crate::module::{
     Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id,
 };
-use crate::operands::{for_each_id, op, result_pos};
+use crate::operands::{Role, flat_ids, for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
 const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
@@ -22,14 +24,12 @@ const LINK_EXPORT: u32 = spirv::LinkageType::Export as u32;
 pub struct Globals {
     /// Module-level definitions by result id.
     pub defs: Defs,
-    /// `OpName` strings by target id.
-    pub names: HashMap<u32, String>,
+    /// The `OpName` and linkage name strings.
+    strings: Strings,
     /// `OpDecorate %x SpecId N`: `(x, N, the decoration)`.
     pub spec_ids: Vec<(u32, u32, Inst)>,
     /// Ids decorated `LinkageAttributes … Export`.
     pub exported: HashSet<u32>,
-    /// `(id, linkage name)` of every `LinkageAttributes` decoration.
-    pub linkage_names: Vec<(u32, String)>,
     /// The `OpEntryPoint` instructions.
     pub entry_points: Vec<Inst>,
     /// The first `OpTypeBool`.
@@ -46,8 +46,12 @@ impl Globals {
     pub fn scan(m: &Module<'_>) -> Result<Globals> {
         let mut g = Globals::default();
         let mut defs = DefsBuilder::default();
+        // (Room for the strings of a small module, in one allocation each.)
+        let mut scratch = Vec::with_capacity(256);
+        g.strings.text.reserve(1024);
         let w = m.words;
         let bound = m.bound();
+        let id_ok = |id: u32| id != 0 && id < bound;
         for inst in m.globals() {
             let words = m.inst_words(inst);
             if g.scan_common(words, bound, inst, &mut defs) {
@@ -57,9 +61,8 @@ impl Globals {
             // requires, each id below the bound: later stages index them
             // without further checks.
             let mut bad = None;
-            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-                let id = words[pos];
-                if bad.is_none() && (id == 0 || id >= bound) && must_be_id(inst.opcode, pos, role) {
+            for_each_global_id(words, inst.byte_offset(), |pos, role| {
+                if bad.is_none() && !id_ok(words[pos]) && must_be_id(inst.opcode, pos, role) {
                     bad = Some(pos);
                 }
             })?;
@@ -75,20 +78,21 @@ impl Globals {
             }
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
-                    let (s, _) = literal_string(w, inst.at + 2, inst.end())?;
-                    g.names.insert(words[1], s);
+                    let (s, _) = g.strings.push(w, inst.at + 2, inst.end(), &mut scratch)?;
+                    g.strings.names.push((words[1], s));
                 }
                 op::Decorate if inst.len >= 3 => {
                     let target = m.id_at(inst.at + 1)?;
                     match words[2] {
                         DEC_SPEC_ID if inst.len >= 4 => g.spec_ids.push((target, words[3], inst)),
                         DEC_LINKAGE if inst.len >= 5 => {
-                            let (s, n) = literal_string(w, inst.at + 3, inst.end())?;
+                            let (s, n) =
+                                g.strings.push(w, inst.at + 3, inst.end(), &mut scratch)?;
                             if let Some(&ty) = words.get(3 + n) {
                                 if ty == LINK_EXPORT {
                                     g.exported.insert(target);
                                 }
-                                g.linkage_names.push((target, s));
+                                g.strings.linkage_names.push((target, s));
                             }
                         }
                         _ => {}
@@ -115,6 +119,7 @@ impl Globals {
             }
         }
         g.defs = defs.finish();
+        g.strings.finish();
         // (The lists are kept for the whole run: no spare capacity.)
         g.spec_ids.shrink_to_fit();
         g.entry_points.shrink_to_fit();
@@ -174,9 +179,25 @@ impl Globals {
         (result_pos(inst.opcode) == Some(2)).then(|| m.words[inst.at + 1])
     }
 
+    /// The `OpName` of `id`, if it has one (the last, if several).
+    pub fn name(&self, id: u32) -> Option<&str> {
+        self.strings.name(id)
+    }
+
+    /// Every `(id, name)` of the `OpName`s, one per id (the last), by id.
+    pub fn names(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.strings.all(&self.strings.names)
+    }
+
+    /// Every `(id, linkage name)` of the `LinkageAttributes` decorations,
+    /// in module order.
+    pub fn linkage_names(&self) -> impl Iterator<Item = (u32, &str)> {
+        self.strings.all(&self.strings.linkage_names)
+    }
+
     /// `%id` with its `OpName` if it has one: `%12 (main)`.
     pub fn display_id(&self, id: u32) -> String {
-        match self.names.get(&id) {
+        match self.name(id) {
             Some(n) => format!("%{id} ({n})"),
             None => format!("%{id}"),
         }
@@ -185,11 +206,11 @@ impl Globals {
     /// A function as people name it: its `OpName`, else its linkage name,
     /// else `%id`.
     pub fn function_name(&self, id: u32) -> String {
-        if let Some(n) = self.names.get(&id) {
-            return n.clone();
+        if let Some(n) = self.name(id) {
+            return n.to_string();
         }
-        if let Some((_, n)) = self.linkage_names.iter().find(|(t, _)| *t == id) {
-            return n.clone();
+        if let Some((_, n)) = self.linkage_names().find(|&(t, _)| t == id) {
+            return n.to_string();
         }
         // (Digits by hand: `format!` costs some thousand instructions, and
         // most functions of a large module may be named this way.)
@@ -207,6 +228,151 @@ impl Globals {
         name.push('%');
         name.extend(digits[k..].iter().map(|&d| d as char));
         name
+    }
+}
+
+/// [`for_each_id`] (with one-word switch literals) for module-level
+/// instructions: the same words with the same roles in the same order, the
+/// same errors, but the most frequent instructions of an LLVM module and
+/// the simple layouts without walking the grammar.
+#[inline]
+pub(crate) fn for_each_global_id(
+    words: &[u32],
+    at: usize,
+    mut f: impl FnMut(usize, Role),
+) -> Result<()> {
+    let opcode = (words[0] & 0xffff) as u16;
+    let role = |pos: usize, result: Option<usize>| match result {
+        Some(r) if pos == r => Role::Result,
+        Some(2) if pos == 1 => Role::ResultType,
+        _ => Role::Use,
+    };
+    if let Some(mut ids) = common_ids(words) {
+        let result = result_pos(opcode);
+        while ids != 0 {
+            let pos = ids.trailing_zeros() as usize;
+            f(pos, role(pos, result));
+            ids &= ids - 1;
+        }
+        return Ok(());
+    }
+    match flat_ids(words) {
+        Some(flat) => {
+            let result = (flat.result > 0).then_some(flat.result);
+            (1..flat.checked_end).for_each(|pos| f(pos, role(pos, result)));
+            (flat.maybe_from..words.len()).for_each(|pos| f(pos, Role::MaybeId));
+            Ok(())
+        }
+        None => for_each_id(words, at, &|_| 1, f),
+    }
+}
+
+/// True when `words` is a well-formed `OpName` or `OpDecorate`: its only id
+/// is the one it names (word 1), as [`for_each_id`] reports it.
+#[inline]
+pub(crate) fn names_only_its_target(words: &[u32]) -> bool {
+    matches!((words[0] & 0xffff) as u16, op::Name | op::Decorate) && common_ids(words) == Some(0b10)
+}
+
+/// The words [`for_each_id`] reports of the most frequent module-level
+/// instructions of an LLVM module when well formed, all ids the grammar
+/// requires (no [`Role::MaybeId`]): bit `k` set when word `k` is one.
+/// `None` for anything else, for the grammar to say.
+#[inline]
+fn common_ids(words: &[u32]) -> Option<u32> {
+    const CAPABILITY: u16 = spirv::Op::Capability as u16;
+    const TYPE_VOID: u16 = spirv::Op::TypeVoid as u16;
+    const TYPE_BOOL: u16 = spirv::Op::TypeBool as u16;
+    const TYPE_VECTOR: u16 = spirv::Op::TypeVector as u16;
+    let len = words.len();
+    Some(match ((words[0] & 0xffff) as u16, len) {
+        (op::Constant, 4..) | (op::ConstantNull, 3) | (TYPE_VECTOR, 4) => 0b110,
+        (op::Name, 3..) if literal_string_words(words, 2, len) == Some(len - 2) => 0b10,
+        (op::Decorate, 3..)
+        | (TYPE_VOID | TYPE_BOOL, 2)
+        | (op::TypeFloat, 3)
+        | (op::TypeInt, 4) => 0b10,
+        (op::TypePointer, 4) => 0b1010,
+        (CAPABILITY, 2) => 0,
+        _ => return None,
+    })
+}
+
+/// The module's `OpName` and linkage name strings, decoded into one
+/// buffer (one allocation, where a `String` each took one per name).
+#[derive(Debug, Default)]
+struct Strings {
+    /// Every string, one after another.
+    text: String,
+    /// `(target id, its string in text)` of each `OpName`: in module order
+    /// while scanning, then by id, one per id (the last).
+    names: Vec<(u32, Range<usize>)>,
+    /// `(id, its string in text)` of each `LinkageAttributes` decoration,
+    /// in module order.
+    linkage_names: Vec<(u32, Range<usize>)>,
+}
+
+impl Strings {
+    /// Decodes the literal string starting at word index `at` of an
+    /// instruction ending at word index `end` (as [`literal_string`], the
+    /// error included) into `text`, with `scratch` as the buffer for its
+    /// bytes: its place in `text` and the number of words it takes.
+    fn push(
+        &mut self,
+        words: &[u32],
+        at: usize,
+        end: usize,
+        scratch: &mut Vec<u8>,
+    ) -> Result<(Range<usize>, usize)> {
+        let n = literal_string_words(words, at, end).ok_or_else(|| {
+            binary(
+                at * 4,
+                "literal string has no terminating NUL within its instruction",
+            )
+        })?;
+        scratch.clear();
+        for w in &words[at..at + n] {
+            scratch.extend_from_slice(&w.to_le_bytes());
+        }
+        let len = scratch
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(scratch.len());
+        let start = self.text.len();
+        match std::str::from_utf8(&scratch[..len]) {
+            Ok(s) => self.text.push_str(s),
+            Err(_) => self
+                .text
+                .push_str(&String::from_utf8_lossy(&scratch[..len])),
+        }
+        Ok((start..self.text.len(), n))
+    }
+
+    /// Sorts the names by id, keeping each id's last.
+    fn finish(&mut self) {
+        // A stable sort keeps an id's names in module order.
+        self.names.sort_by_key(|(id, _)| *id);
+        self.names.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                std::mem::swap(later, kept);
+            }
+            same
+        });
+    }
+
+    /// The `OpName` of `id`.
+    fn name(&self, id: u32) -> Option<&str> {
+        let k = self.names.binary_search_by_key(&id, |(t, _)| *t).ok()?;
+        Some(&self.text[self.names[k].1.clone()])
+    }
+
+    /// `list`'s `(id, string)` pairs.
+    fn all<'s>(
+        &'s self,
+        list: &'s [(u32, Range<usize>)],
+    ) -> impl Iterator<Item = (u32, &'s str)> + 's {
+        list.iter().map(|(id, r)| (*id, &self.text[r.clone()]))
     }
 }
 
@@ -328,6 +494,94 @@ impl DefsBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The shortcuts for the frequent instructions and the simple layouts
+    /// report what the grammar walk reports, and take no instruction the
+    /// walk rejects.
+    #[test]
+    fn common_ids_agree_with_the_grammar() {
+        let head = |op: spirv::Op, len: usize| crate::module::header_word(len, op as u16);
+        let abc = u32::from_le_bytes(*b"abc\0");
+        let ab = u32::from_le_bytes(*b"abcd");
+        let cases: Vec<Vec<u32>> = vec![
+            vec![head(spirv::Op::Constant, 4), 1, 2, 3],
+            vec![head(spirv::Op::Constant, 5), 1, 2, 3, 4],
+            vec![head(spirv::Op::Constant, 3), 1, 2],
+            vec![head(spirv::Op::ConstantNull, 3), 1, 2],
+            vec![head(spirv::Op::ConstantNull, 4), 1, 2, 3],
+            vec![head(spirv::Op::TypeVector, 4), 1, 2, 4],
+            vec![head(spirv::Op::TypeVector, 3), 1, 2],
+            vec![head(spirv::Op::Name, 3), 1, abc],
+            vec![head(spirv::Op::Name, 4), 1, ab, 0],
+            vec![head(spirv::Op::Name, 4), 1, abc, 7],
+            vec![head(spirv::Op::Name, 3), 1, ab],
+            vec![head(spirv::Op::TypeVoid, 2), 1],
+            vec![head(spirv::Op::TypeBool, 2), 1],
+            vec![head(spirv::Op::TypeBool, 3), 1, 2],
+            vec![head(spirv::Op::TypeFloat, 3), 1, 32],
+            vec![head(spirv::Op::TypeFloat, 4), 1, 32, 0],
+            vec![head(spirv::Op::TypeInt, 4), 1, 32, 0],
+            vec![head(spirv::Op::TypeInt, 3), 1, 32],
+            vec![head(spirv::Op::TypePointer, 4), 1, 5, 2],
+            vec![head(spirv::Op::TypePointer, 3), 1, 5],
+            vec![head(spirv::Op::Capability, 2), 6],
+            vec![head(spirv::Op::Decorate, 3), 1, 1],
+            vec![head(spirv::Op::Decorate, 4), 1, 1, 5],
+            vec![head(spirv::Op::Decorate, 5), 1, 41, abc, 0],
+            vec![head(spirv::Op::Decorate, 2), 1],
+            vec![head(spirv::Op::Capability, 3), 6, 7],
+        ];
+        for words in &cases {
+            let Some(mask) = common_ids(words) else {
+                continue;
+            };
+            let mut walked = Vec::new();
+            for_each_id(words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)))
+                .expect("the walk takes what the shortcut takes");
+            let mut fast = Vec::new();
+            for_each_global_id(words, 0, |pos, role| fast.push((pos, role))).unwrap();
+            assert_eq!(fast, walked, "{words:?}");
+            let positions = walked.iter().fold(0u32, |m, &(pos, _)| m | 1 << pos);
+            assert_eq!(mask, positions, "{words:?}");
+            assert!(walked.iter().all(|&(_, r)| r != Role::MaybeId), "{words:?}");
+        }
+        // Names and decorations name only word 1; other instructions, or a
+        // string with words after it, are not such.
+        for (words, only) in [
+            (&cases[7], true),
+            (&cases[22], true),
+            (&cases[9], false),
+            (&cases[0], false),
+        ] {
+            assert_eq!(names_only_its_target(words), only, "{words:?}");
+        }
+        // The simple layouts (`OpTypeFunction`, `OpConstantComposite`,
+        // `OpTypeArray`, ...) and the walked ones alike.
+        let others: Vec<Vec<u32>> = vec![
+            vec![head(spirv::Op::TypeFunction, 4), 1, 2, 3],
+            vec![head(spirv::Op::ConstantComposite, 5), 1, 2, 3, 4],
+            vec![head(spirv::Op::TypeArray, 4), 1, 2, 3],
+            vec![head(spirv::Op::Variable, 4), 1, 2, 6],
+            vec![head(spirv::Op::Variable, 5), 1, 2, 6, 3],
+            vec![head(spirv::Op::SpecConstantFalse, 3), 1, 2],
+            vec![head(spirv::Op::ExecutionMode, 6), 1, 17, 64, 1, 1],
+            vec![head(spirv::Op::ExtInstImport, 3), 1, abc],
+            vec![head(spirv::Op::Source, 3), 3, 200],
+            vec![head(spirv::Op::TypeArray, 3), 1, 2],
+        ];
+        for words in cases.iter().chain(&others) {
+            let mut walked = Vec::new();
+            let walk = for_each_id(words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)));
+            let mut fast = Vec::new();
+            let quick = for_each_global_id(words, 0, |pos, role| fast.push((pos, role)));
+            assert_eq!(walk.is_ok(), quick.is_ok(), "{words:?}");
+            if walk.is_ok() {
+                assert_eq!(fast, walked, "{words:?}");
+            }
+        }
+        // Each shortcut is taken by some case.
+        assert_eq!(cases.iter().filter(|w| common_ids(w).is_some()).count(), 15);
+    }
 
     #[test]
     fn unnamed_functions_are_named_by_id() {

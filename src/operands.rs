@@ -397,7 +397,7 @@ pub struct FlatIds {
 /// without id parameters), exactly as [`for_each_id`] would report it;
 /// `None` when [`for_each_id`] must walk it (other layouts, or words it
 /// would reject as too few).
-#[inline]
+#[inline(always)]
 pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
     let opcode = (words[0] & 0xffff) as u16;
     let s = entry(opcode)?.simple?;

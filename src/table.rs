@@ -56,16 +56,10 @@ pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
     // The name may be on the variable's OpName, its LinkageAttributes, or
     // both; two different ids carrying it is an error.
     let mut named: Vec<u32> = g
-        .names
-        .iter()
-        .filter(|(_, n)| n.as_str() == TABLE_NAME)
-        .map(|(id, _)| *id)
-        .chain(
-            g.linkage_names
-                .iter()
-                .filter(|(_, n)| n == TABLE_NAME)
-                .map(|(id, _)| *id),
-        )
+        .names()
+        .chain(g.linkage_names())
+        .filter(|&(_, n)| n == TABLE_NAME)
+        .map(|(id, _)| id)
         .collect();
     named.sort_unstable();
     named.dedup();
@@ -194,11 +188,18 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
             "the table's last byte is not NUL (the last entry is unterminated)",
         ));
     }
-    let mut out: Vec<Predicate> = Vec::new();
-    let mut by_name = crate::fastmap::Map::default();
-    let mut by_id = crate::fastmap::Map::default();
-    for (k, raw) in bytes[..bytes.len() - 1].split(|&b| b == 0).enumerate() {
-        let text = String::from_utf8_lossy(raw);
+    // (Every entry decoded first: the maps below borrow the names.)
+    let texts: Vec<std::borrow::Cow<'_, str>> = bytes[..bytes.len() - 1]
+        .split(|&b| b == 0)
+        .map(String::from_utf8_lossy)
+        .collect();
+    let mut out: Vec<Predicate> = Vec::with_capacity(texts.len());
+    let mut by_name: crate::fastmap::Map<&str, u32> =
+        crate::fastmap::Map::with_capacity_and_hasher(texts.len(), Default::default());
+    let mut by_id: crate::fastmap::Map<u32, &str> =
+        crate::fastmap::Map::with_capacity_and_hasher(texts.len(), Default::default());
+    for (k, text) in texts.iter().enumerate() {
+        let text: &str = text;
         let bad = |what: String| table_err(at, format!("entry {k} `{text}`: {what}"));
         let Some((name, id)) = text.rsplit_once(' ') else {
             return Err(bad("has no space before its SpecId".to_string()));
@@ -218,14 +219,14 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
             (Some(&other), _) if other != spec_id => {
                 return Err(bad(format!("`{name}` already has SpecId {other}")));
             }
-            (_, Some(other)) if other != name => {
+            (_, Some(&other)) if other != name => {
                 return Err(bad(format!("SpecId {spec_id} already names `{other}`")));
             }
             (Some(_), _) => continue, // an exact repeat says nothing new
             _ => {}
         }
-        by_name.insert(name.to_string(), spec_id);
-        by_id.insert(spec_id, name.to_string());
+        by_name.insert(name, spec_id);
+        by_id.insert(spec_id, name);
         out.push(Predicate {
             spec_id,
             name: name.to_string(),

@@ -536,7 +536,7 @@ pub(crate) fn text(words: &[u32], g: &Globals) -> String {
     let opcode = (words[0] & 0xffff) as u16;
     let mut roles = vec![None; words.len()];
     let _ = for_each_id(words, 0, &|_| 1, &mut |pos, role| roles[pos] = Some(role));
-    let id = |x: u32| match g.names.get(&x) {
+    let id = |x: u32| match g.name(x) {
         Some(n) if !n.is_empty() => format!("%{n}"),
         _ => format!("%{x}"),
     };

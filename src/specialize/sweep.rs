@@ -13,11 +13,11 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::Globals;
+use crate::globals::{Globals, for_each_global_id, names_only_its_target};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
-use crate::operands::{Role, for_each_id};
+use crate::operands::Role;
 use crate::table::PredicateTable;
 
 /// The call graph's roots in the input, which do not depend on the
@@ -213,7 +213,7 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
         };
         found.push((inst.at, id));
         let w = m.inst_words(inst);
-        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+        let _ = for_each_global_id(w, inst.byte_offset(), |pos, role| {
             if matches!(role, Role::Use | Role::ResultType) && g.defs.contains(w[pos]) {
                 stack.push(w[pos]);
             }
@@ -256,8 +256,9 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
     for inst in m.globals() {
         let w = m.inst_words(inst);
         // Only an instruction with a closure id among its words can read
-        // one: the others are not decoded.
-        if !candidates.any_in(&w[1..]) {
+        // one: the others are not decoded. A name or decoration whose only
+        // id is the one it names reads nothing.
+        if names_only_its_target(w) || !candidates.any_in(&w[1..]) {
             continue;
         }
         let annotation = crate::operands::is_annotation(inst.opcode);
@@ -276,7 +277,7 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         {
             continue;
         }
-        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+        let _ = for_each_global_id(w, inst.byte_offset(), |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
                 && candidates.contains(w[pos])
@@ -329,8 +330,7 @@ impl TableWatch {
     ) -> TableWatch {
         // `removable_table_ids` with no function mentioning anything and
         // every id removed but the pins: what stays then always stays.
-        let mut gone: HashSet<u32> = HashSet::default();
-        gone.insert(table_variable);
+        let mut gone = Gone::new(closure, table_variable);
         let mut tw = TableWatch::default();
         for &id in closure.iter().rev() {
             if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {
@@ -338,7 +338,7 @@ impl TableWatch {
             }
             let mut held = false;
             for r in readers.of(id) {
-                if gone.contains(&r) || !pin(r) {
+                if gone.contains(r) || !pin(r) {
                     continue;
                 }
                 held = true;
@@ -356,6 +356,44 @@ impl TableWatch {
     }
 }
 
+/// Which of the table's closure and variable go: only those ids can, so a
+/// flag by place among them sorted (no hashing).
+struct Gone {
+    /// The closure's ids and the variable, sorted, each once.
+    ids: Vec<u32>,
+    /// Whether each of `ids` goes.
+    flags: Vec<bool>,
+}
+
+impl Gone {
+    /// Nothing gone but the variable.
+    fn new(closure: &[u32], table_variable: u32) -> Gone {
+        let mut ids = Vec::with_capacity(closure.len() + 1);
+        ids.extend_from_slice(closure);
+        ids.push(table_variable);
+        ids.sort_unstable();
+        ids.dedup();
+        let mut gone = Gone {
+            flags: vec![false; ids.len()],
+            ids,
+        };
+        gone.insert(table_variable);
+        gone
+    }
+
+    /// Marks closure id (or the variable) `id` as gone.
+    fn insert(&mut self, id: u32) {
+        if let Ok(k) = self.ids.binary_search(&id) {
+            self.flags[k] = true;
+        }
+    }
+
+    /// True when `id` goes.
+    fn contains(&self, id: u32) -> bool {
+        self.ids.binary_search(&id).is_ok_and(|k| self.flags[k])
+    }
+}
+
 /// Which of the table's closure can go: the variable always; any other id
 /// when every module-scope reader of it goes too (is in `removed` or goes
 /// here) and no kept function mentions it (`kept_function_mentions`).
@@ -368,16 +406,7 @@ pub(super) fn removable_table_ids(
 ) -> Vec<u32> {
     let mut out = Vec::with_capacity(closure.len() + 1);
     out.push(table_variable);
-    // Only closure ids go here: a flag by place in the closure sorted.
-    let mut sorted = closure.to_vec();
-    sorted.push(table_variable);
-    sorted.sort_unstable();
-    sorted.dedup();
-    let mut gone = vec![false; sorted.len()];
-    let place = |id: u32| sorted.binary_search(&id).ok();
-    if let Some(k) = place(table_variable) {
-        gone[k] = true;
-    }
+    let mut gone = Gone::new(closure, table_variable);
     for &id in closure.iter().rev() {
         if id == table_variable
             || kept_function_mentions.contains(id)
@@ -387,11 +416,9 @@ pub(super) fn removable_table_ids(
         }
         let all_gone = readers
             .of(id)
-            .all(|r| removed.contains(r) || place(r).is_some_and(|k| gone[k]));
+            .all(|r| removed.contains(r) || gone.contains(r));
         if all_gone {
-            if let Some(k) = place(id) {
-                gone[k] = true;
-            }
+            gone.insert(id);
             out.push(id);
         }
     }

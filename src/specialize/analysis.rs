@@ -26,10 +26,10 @@ pub(super) struct Analysis {
     /// Module-scope readers of the table's closure.
     pub(super) table_readers: sweep::TableReaders,
     /// The ids of `closure` whose mentions in functions can decide whether
-    /// they go (`sweep::TableWatch`): the only ones the scan records.
-    pub(super) watch: IdSet,
+    /// they go (`sweep::TableTracking`): the only ones the scan records.
+    pub(super) tracked_table_ids: IdSet,
     /// Module-scope ids whose staying keeps the rest of `closure` whatever
-    /// the functions mention (`sweep::TableWatch::pins`).
+    /// the functions mention (`sweep::TableTracking::pins`).
     pins: Vec<u32>,
     /// Module-scope instructions that mention predicates (`ChainShape::readers`).
     pub(super) readers: Vec<usize>,
@@ -49,12 +49,17 @@ impl Analysis {
         let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(m, &closure, table.variable);
-        let tw = sweep::TableWatch::new(&closure, &table_readers, table.variable, &|id| {
-            g.defs.contains(id) && !shape.touch.contains(id)
+        let tt = sweep::TableTracking::new(&closure, &table_readers, table.variable, &|id| {
+            g.defs.contains(id) && !shape.rewrite_triggers.contains(id)
         });
-        let watch = IdSet::new(tw.watch.iter().copied(), n);
+        let tracked_table_ids = IdSet::new(tt.tracked.iter().copied(), n);
         let readers = shape.readers;
-        let interest = scan::Interest::new(&shape.touch, &function_ids, &watch, n);
+        let interest = scan::Interest::new(
+            &shape.rewrite_triggers,
+            &function_ids,
+            &tracked_table_ids,
+            n,
+        );
         let scan = scan::Scan::new(m, &interest)?;
         let fact_of = IdIndex::new(&function_ids, n);
         let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
@@ -78,8 +83,8 @@ impl Analysis {
             function_ids,
             closure,
             table_readers,
-            watch,
-            pins: tw.pins,
+            tracked_table_ids,
+            pins: tt.pins,
             readers,
             scan,
         })
@@ -106,13 +111,13 @@ impl Analysis {
     /// The ids of `closure` that kept functions mention, for
     /// `sweep::removable_table_ids`. `kept` gives the place in
     /// `m.functions` of each function that stays, with, when it was
-    /// rewritten, its new words and their mentions of `watch`
-    /// (`scan::watched_ids`). Only mentions of `watch` can decide
+    /// rewritten, its new words and their mentions of `tracked_table_ids`
+    /// (`scan::tracked_mentions_in`). Only mentions of `tracked_table_ids` can decide
     /// anything, unless a pin went: when `removed` (the ids removed before
     /// the table sweep) holds one, which only a module that defines an id
     /// twice can make happen, the mentions of the whole closure are
     /// gathered from the words instead, so the sweep decides as it would
-    /// with every closure id watched.
+    /// with every closure id tracked.
     pub(super) fn kept_mentions<'r>(
         &self,
         m: &Module<'_>,
@@ -123,8 +128,8 @@ impl Analysis {
         if !self.pins.iter().any(|&p| removed.contains(p)) {
             for (k, rewritten) in kept {
                 match rewritten {
-                    Some((_, watched)) => out.extend(watched.iter().copied()),
-                    None => out.extend(self.scan.watched(k).iter().copied()),
+                    Some((_, tracked)) => out.extend(tracked.iter().copied()),
+                    None => out.extend(self.scan.tracked_mentions(k).iter().copied()),
                 }
             }
             return out;
@@ -133,7 +138,7 @@ impl Analysis {
         for (k, rewritten) in kept {
             let f = &m.functions[k];
             let words = rewritten.map_or(&m.words[f.start..f.end], |(w, _)| w);
-            let ids = scan::watched_ids(words, &all, true).unwrap_or_default();
+            let ids = scan::tracked_mentions_in(words, &all, true).unwrap_or_default();
             out.extend(ids);
         }
         out

@@ -118,17 +118,17 @@ fn group_outputs(
         .iter()
         .map(|b| b.as_ref().ok().map(|(c, _)| c))
         .collect();
-    let touched: Vec<usize> = (0..prepared.m.functions.len())
-        .filter(|&k| a.scan.touched(k))
+    let predicated: Vec<usize> = (0..prepared.m.functions.len())
+        .filter(|&k| a.scan.needs_rewrite(k))
         .collect();
     // Phase 1, by function: decode once, rewrite once per distinct view.
     let varying = contexts.iter().flatten().next().map(|c| c.varying());
-    let by_function = map_parallel(touched.len(), |i| {
-        rewrite_for_all(prepared, touched[i], &contexts, varying)
+    let by_function = map_parallel(predicated.len(), |i| {
+        rewrite_for_all(prepared, predicated[i], &contexts, varying)
     });
-    // Each group's column of rewrites, in the order of `touched`.
+    // Each group's column of rewrites, in the order of `predicated`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
-        .map(|_| Vec::with_capacity(touched.len()))
+        .map(|_| Vec::with_capacity(predicated.len()))
         .collect();
     for row in by_function {
         let mut row = row.unwrap_or_default().into_iter();
@@ -151,7 +151,7 @@ fn group_outputs(
             let (mut ctx, mut report) = begun?;
             let rewrites =
                 prepared.rewrite_functions(a, &mut ctx, &mut report, &mut |k, _, _, _| {
-                    touched
+                    predicated
                         .binary_search(&k)
                         .ok()
                         .and_then(|i| column[i].take())

@@ -140,9 +140,9 @@ impl SiteValues {
 pub(super) struct ChainShape {
     /// Ids whose uses make a function need rewriting: predicate call sites
     /// and module-scope `OpSpecConstantOp` logic or selects over them.
-    pub touch: IdSet,
+    pub rewrite_triggers: IdSet,
     /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention an id of `touch` in a word other
+    /// decorations aside) that mention an id of `rewrite_triggers` in a word other
     /// than their result.
     pub readers: Vec<usize>,
 }
@@ -191,7 +191,7 @@ impl ChainShape {
                 chain.insert(w[2], ());
             }
         }
-        let touch = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        let triggers = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
         // A definition whose only mention is its own result (a site's
         // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
         // rewrite of readers would pass it over, so it is no reader.
@@ -203,12 +203,17 @@ impl ChainShape {
                 }
                 let w = m.inst_words(inst);
                 match result_pos(inst.opcode) {
-                    Some(r) if r < w.len() => touch.any_in(&w[1..r]) || touch.any_in(&w[r + 1..]),
-                    _ => touch.any_in(&w[1..]),
+                    Some(r) if r < w.len() => {
+                        triggers.any_in(&w[1..r]) || triggers.any_in(&w[r + 1..])
+                    }
+                    _ => triggers.any_in(&w[1..]),
                 }
             })
             .collect();
-        Ok(ChainShape { touch, readers })
+        Ok(ChainShape {
+            rewrite_triggers: triggers,
+            readers,
+        })
     }
 }
 

@@ -186,7 +186,7 @@ impl<'w> Prepared<'w> {
             bad: Vec::new(),
         };
         for (k, f) in self.m.functions.iter().enumerate() {
-            if !a.scan.touched(k) {
+            if !a.scan.needs_rewrite(k) {
                 continue;
             }
             let name = self.g.function_name(f.id);
@@ -217,7 +217,11 @@ impl<'w> Prepared<'w> {
                     r.callees.clone()
                 }
             };
-            let watched = scan::watched_ids(&rewrites.words[range.clone()], &a.watch, false)?;
+            let tracked = scan::tracked_mentions_in(
+                &rewrites.words[range.clone()],
+                &a.tracked_table_ids,
+                false,
+            )?;
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {
                 rewrites.by_place[place] = rewrites.done.len() as u32;
@@ -225,7 +229,7 @@ impl<'w> Prepared<'w> {
             rewrites.done.push(Done {
                 range,
                 callees,
-                watched,
+                tracked,
             });
         }
         Ok(rewrites)
@@ -336,7 +340,7 @@ impl<'w> Prepared<'w> {
             &removed_ids,
             kept.map(|(k, f)| {
                 let done = rewrites.of(a, f.id);
-                let rewritten = done.map(|d| (&rewrites.words[d.range.clone()], &d.watched[..]));
+                let rewritten = done.map(|d| (&rewrites.words[d.range.clone()], &d.tracked[..]));
                 (k, rewritten)
             }),
         );
@@ -386,7 +390,7 @@ struct Done {
     /// Callees it still calls.
     callees: Vec<u32>,
     /// Table-closure ids it still mentions.
-    watched: Vec<u32>,
+    tracked: Vec<u32>,
 }
 
 impl Rewrites {

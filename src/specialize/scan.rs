@@ -5,8 +5,8 @@
 //! than by calling them (function pointers: those stay), and which of the
 //! predicate table's constants and types it mentions. It goes instruction
 //! by instruction (a header can equal an id of interest); each operand word
-//! costs one table lookup (its class: touch, function, watched or none),
-//! and only an instruction with a function or watched word among the ids
+//! costs one table lookup (its class: rewrite trigger, function, tracked table id or none),
+//! and only an instruction with a function or tracked word among the ids
 //! it reads is decoded, so an untouched function costs one linear scan.
 //! The facts of all functions live in a few shared vectors (a module may
 //! hold 200,000 functions).
@@ -17,11 +17,11 @@ use crate::module::{FunctionRange, Module};
 use crate::operands::{Role, flat_ids, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
-const TOUCH: u8 = 1;
+const TRIGGER: u8 = 1;
 /// Class bit: the id is a function's.
 const FUNCTION: u8 = 2;
 /// Class bit: the id's mentions are recorded.
-const WATCH: u8 = 4;
+const TRACKED: u8 = 4;
 
 /// The ids a scan looks for: each id's class bits, one lookup per word.
 pub(super) struct Interest {
@@ -34,21 +34,21 @@ pub(super) struct Interest {
 }
 
 impl Interest {
-    /// Builds the classes of `touch` (ids that make a function need
-    /// rewriting), `functions` (every function id) and `watch` (ids whose
+    /// Builds the classes of `triggers` (ids that make a function need
+    /// rewriting), `functions` (every function id) and `tracked` (ids whose
     /// mentions are recorded); `module_words` bounds the table.
     pub(super) fn new(
-        touch: &IdSet,
+        triggers: &IdSet,
         functions: &[u32],
-        watch: &IdSet,
+        tracked: &IdSet,
         module_words: usize,
     ) -> Interest {
         let members = || {
-            touch
+            triggers
                 .iter()
-                .map(|x| (x, TOUCH))
+                .map(|x| (x, TRIGGER))
                 .chain(functions.iter().map(|&x| (x, FUNCTION)))
-                .chain(watch.iter().map(|x| (x, WATCH)))
+                .chain(tracked.iter().map(|x| (x, TRACKED)))
         };
         let max = members().map(|(x, _)| x as usize).max().unwrap_or(0);
         if max <= module_words.saturating_mul(8).max(1 << 16) {
@@ -131,10 +131,10 @@ struct FunctionFacts {
     /// End of its callees in [`Scan::callees`] (they start where the
     /// previous function's end).
     callees_end: u32,
-    /// End of its watched ids in [`Scan::watched`].
-    watched_end: u32,
+    /// End of its tracked table ids in [`Scan::tracked`].
+    tracked_end: u32,
     /// True when the function reads a predicate or a value folded from one.
-    touched: bool,
+    needs_rewrite: bool,
 }
 
 /// What the scan learned about every function, in module order.
@@ -143,9 +143,9 @@ pub(super) struct Scan {
     facts: Vec<FunctionFacts>,
     /// Callees of every `OpFunctionCall`, function after function.
     callees: Vec<u32>,
-    /// Members of the `watch` set each function reads as ids (or in words
+    /// Members of the tracked set each function reads as ids (or in words
     /// the grammar cannot place), sorted within each function.
-    watched: Vec<u32>,
+    tracked: Vec<u32>,
     /// Functions referenced other than as a callee, by any function.
     pub fn_refs: Vec<u32>,
 }
@@ -156,7 +156,7 @@ impl Scan {
         let mut s = Scan {
             facts: Vec::with_capacity(m.functions.len()),
             callees: Vec::new(),
-            watched: Vec::new(),
+            tracked: Vec::new(),
             fn_refs: Vec::new(),
         };
         for f in &m.functions {
@@ -166,8 +166,8 @@ impl Scan {
     }
 
     /// True when the `k`th function reads a predicate.
-    pub(super) fn touched(&self, k: usize) -> bool {
-        self.facts[k].touched
+    pub(super) fn needs_rewrite(&self, k: usize) -> bool {
+        self.facts[k].needs_rewrite
     }
 
     /// The callees of the `k`th function's calls, in order.
@@ -176,10 +176,10 @@ impl Scan {
         &self.callees[start as usize..self.facts[k].callees_end as usize]
     }
 
-    /// The watched ids the `k`th function reads, sorted.
-    pub(super) fn watched(&self, k: usize) -> &[u32] {
-        let start = k.checked_sub(1).map_or(0, |p| self.facts[p].watched_end);
-        &self.watched[start as usize..self.facts[k].watched_end as usize]
+    /// The tracked table ids the `k`th function reads, sorted.
+    pub(super) fn tracked_mentions(&self, k: usize) -> &[u32] {
+        let start = k.checked_sub(1).map_or(0, |p| self.facts[p].tracked_end);
+        &self.tracked[start as usize..self.facts[k].tracked_end as usize]
     }
 
     /// Scans one function, appending its facts.
@@ -190,8 +190,8 @@ impl Scan {
         interest: &Interest,
     ) -> Result<()> {
         let w = m.words;
-        let mut touched = false;
-        let watched_start = self.watched.len();
+        let mut needs_rewrite = false;
+        let tracked_start = self.tracked.len();
         // Instruction by instruction (the parse checked every word count:
         // nonzero and in range), one class lookup per operand word: the
         // headers are passed over (`len << 16 | opcode` equals an id of
@@ -206,34 +206,35 @@ impl Scan {
         while let Some((at, end, hit)) = next {
             if hit != 0 {
                 let inst = &body[at..end];
-                touched |= self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TOUCH != 0;
+                needs_rewrite |=
+                    self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TRIGGER != 0;
             }
             next = interest.next_hit(body, end);
         }
-        let watched = &mut self.watched[watched_start..];
-        if watched.len() > 1 {
-            watched.sort_unstable();
+        let mine = &mut self.tracked[tracked_start..];
+        if mine.len() > 1 {
+            mine.sort_unstable();
             let mut kept = 1;
-            for k in 1..watched.len() {
-                if watched[k] != watched[kept - 1] {
-                    watched[kept] = watched[k];
+            for k in 1..mine.len() {
+                if mine[k] != mine[kept - 1] {
+                    mine[kept] = mine[k];
                     kept += 1;
                 }
             }
-            self.watched.truncate(watched_start + kept);
+            self.tracked.truncate(tracked_start + kept);
         }
         // (Each list holds at most a word of the module per entry.)
         self.facts.push(FunctionFacts {
             callees_end: self.callees.len() as u32,
-            watched_end: self.watched.len() as u32,
-            touched,
+            tracked_end: self.tracked.len() as u32,
+            needs_rewrite,
         });
         Ok(())
     }
 
     /// Records what one instruction with a word of interest says: its
     /// callee if it is a call, and, decoded precisely, the functions it
-    /// references and the watched ids it reads. `hit` is the class bits
+    /// references and the tracked table ids it reads. `hit` is the class bits
     /// of its words after the first; returns them.
     fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;
@@ -241,7 +242,7 @@ impl Scan {
         if let Some(p) = callee_pos {
             self.callees.push(words[p]);
         }
-        if hit & WATCH == 0 {
+        if hit & TRACKED == 0 {
             if hit & FUNCTION == 0 {
                 return Ok(hit);
             }
@@ -266,7 +267,7 @@ impl Scan {
         }
         // Decode precisely: a hit may be a literal (`Aligned 32`), not an
         // id operand.
-        let watched_start = self.watched.len();
+        let tracked_start = self.tracked.len();
         for_each_read(words, at, |pos, role| {
             let x = words[pos];
             let class = interest.class(x);
@@ -280,36 +281,36 @@ impl Scan {
             // (Sorted and deduplicated at the function's end; a repeat of
             // the last one is skipped here.)
             if role != Role::Result
-                && class & WATCH != 0
-                && (self.watched.len() == watched_start || self.watched.last() != Some(&x))
+                && class & TRACKED != 0
+                && (self.tracked.len() == tracked_start || self.tracked.last() != Some(&x))
             {
-                self.watched.push(x);
+                self.tracked.push(x);
             }
         })?;
         Ok(hit)
     }
 }
 
-/// The members of `watch` that the instructions in `words` (whole
+/// The members of `tracked` that the instructions in `words` (whole
 /// instructions, e.g. a rewritten function) read as ids, sorted. Only an
-/// instruction with a word in `watch` is decoded; an instruction the
+/// instruction with a word in `tracked` is decoded; an instruction the
 /// grammar cannot read gives what it read before the error when
 /// `partial_on_error` is set, else the error.
-pub(super) fn watched_ids(
+pub(super) fn tracked_mentions_in(
     words: &[u32],
-    watch: &IdSet,
+    tracked: &IdSet,
     partial_on_error: bool,
 ) -> Result<Vec<u32>> {
     let mut out = Vec::new();
-    if watch.is_empty() {
+    if tracked.is_empty() {
         return Ok(out);
     }
     // One membership test per word; instruction boundaries are walked
-    // only up to a word in `watch`, from the end of the last instruction
+    // only up to a word in `tracked`, from the end of the last instruction
     // that held one.
     let len = |at: usize| (words[at] >> 16).max(1) as usize;
     let mut start = 0;
-    while let Some(p) = words[start..].iter().position(|&x| watch.contains(x)) {
+    while let Some(p) = words[start..].iter().position(|&x| tracked.contains(x)) {
         let k = start + p;
         let mut at = start;
         let mut end = (at + len(at)).min(words.len());
@@ -318,9 +319,9 @@ pub(super) fn watched_ids(
             end = (at + len(at)).min(words.len());
         }
         let iw = &words[at..end];
-        if iw.len() > 1 && watch.any_in(&iw[1..]) {
+        if iw.len() > 1 && tracked.any_in(&iw[1..]) {
             let read = for_each_read(iw, at * 4, |pos, role| {
-                if role != Role::Result && watch.contains(iw[pos]) {
+                if role != Role::Result && tracked.contains(iw[pos]) {
                     out.push(iw[pos]);
                 }
             });
@@ -374,19 +375,19 @@ mod tests {
     /// beyond its size) classify alike and find the same words.
     #[test]
     fn dense_and_sparse_classes_agree() {
-        let touch = IdSet::new([5, 70], 0);
-        let watch = IdSet::new([70, 300], 0);
+        let triggers = IdSet::new([5, 70], 0);
+        let tracked = IdSet::new([70, 300], 0);
         let functions = [3, 300];
-        let dense = Interest::new(&touch, &functions, &watch, 100);
+        let dense = Interest::new(&triggers, &functions, &tracked, 100);
         let far = [3, 300, 1 << 30];
-        let sparse = Interest::new(&touch, &far, &watch, 100);
+        let sparse = Interest::new(&triggers, &far, &tracked, 100);
         assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
         for (x, c) in [
             (0, 0),
             (3, FUNCTION),
-            (5, TOUCH),
-            (70, TOUCH | WATCH),
-            (300, FUNCTION | WATCH),
+            (5, TRIGGER),
+            (70, TRIGGER | TRACKED),
+            (300, FUNCTION | TRACKED),
             (301, 0),
             (u32::MAX, 0),
         ] {
@@ -430,7 +431,9 @@ mod tests {
             assert_eq!(interest.dense.is_empty(), module_words == w.len());
             let s = Scan::new(&m, &interest).unwrap();
             assert_eq!(s.callees(0), [f]);
-            assert!(s.fn_refs.is_empty() && !s.touched(0) && s.watched(0).is_empty());
+            assert!(
+                s.fn_refs.is_empty() && !s.needs_rewrite(0) && s.tracked_mentions(0).is_empty()
+            );
         }
     }
 }

@@ -306,19 +306,19 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
 /// chain (a "pin") never goes, so the ids it reads stay whatever the
 /// functions do, and so do the ids those read; an id read by an
 /// instruction without a result stays too, and the variable always goes.
-/// The scan then records only the mentions of the rest (`watch`): most
+/// The scan then records only the mentions of the rest (`tracked`): most
 /// instructions name a common type such as `%uint` that a pin holds.
 #[derive(Debug, Default)]
-pub(super) struct TableWatch {
+pub(super) struct TableTracking {
     /// The closure ids whose mentions can decide whether they go.
-    pub watch: Vec<u32>,
+    pub tracked: Vec<u32>,
     /// The module-scope ids that hold the others: the decision above holds
     /// while none of them is removed (only a module that also defines one
     /// in a function can remove one).
     pub pins: Vec<u32>,
 }
 
-impl TableWatch {
+impl TableTracking {
     /// Finds which of `closure` the functions decide; `pin(id)` tells
     /// whether a reader is a module-scope definition outside the
     /// predicate chain.
@@ -327,11 +327,11 @@ impl TableWatch {
         readers: &TableReaders,
         table_variable: u32,
         pin: &dyn Fn(u32) -> bool,
-    ) -> TableWatch {
+    ) -> TableTracking {
         // `removable_table_ids` with no function mentioning anything and
         // every id removed but the pins: what stays then always stays.
         let mut gone = Gone::new(closure, table_variable);
-        let mut tw = TableWatch::default();
+        let mut tt = TableTracking::default();
         for &id in closure.iter().rev() {
             if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {
                 continue;
@@ -342,17 +342,17 @@ impl TableWatch {
                     continue;
                 }
                 held = true;
-                tw.pins.push(r);
+                tt.pins.push(r);
             }
             if !held {
                 gone.insert(id);
-                tw.watch.push(id);
+                tt.tracked.push(id);
             }
         }
-        tw.watch.sort_unstable();
-        tw.pins.sort_unstable();
-        tw.pins.dedup();
-        tw
+        tt.tracked.sort_unstable();
+        tt.pins.sort_unstable();
+        tt.pins.dedup();
+        tt
     }
 }
 
@@ -500,9 +500,9 @@ mod tests {
         assert_eq!(dead, [4, 5, 7]);
     }
 
-    /// The claim `TableWatch` rests on: while no pin is removed, the table
+    /// The claim `TableTracking` rests on: while no pin is removed, the table
     /// sweep decides alike whether functions' mentions of the closure are
-    /// all known or only those of `watch` are, over many random readers,
+    /// all known or only those of `tracked` are, over many random readers,
     /// removals and mentions.
     #[test]
     fn mentions_outside_the_watch_never_decide() {
@@ -536,36 +536,36 @@ mod tests {
                 }
             }
             readers.by_result.sort_unstable();
-            let tw = TableWatch::new(&closure, &readers, variable, &pin);
+            let tt = TableTracking::new(&closure, &readers, variable, &pin);
             let removed: HashSet<u32> = (10..=12)
                 .chain(20..=22)
                 .chain([3])
                 .filter(|_| next(2) == 0)
                 .collect();
-            if tw.pins.iter().any(|p| removed.contains(p)) {
+            if tt.pins.iter().any(|p| removed.contains(p)) {
                 continue;
             }
             let mentions: HashSet<u32> = closure.iter().copied().filter(|_| next(2) == 0).collect();
-            let watched: HashSet<u32> = mentions
+            let tracked: HashSet<u32> = mentions
                 .iter()
                 .copied()
-                .filter(|id| tw.watch.contains(id))
+                .filter(|id| tt.tracked.contains(id))
                 .collect();
             let bits = |set: &HashSet<u32>| {
                 let mut b = IdBits::new(32, 32);
                 b.extend(set.iter().copied());
                 b
             };
-            let (removed_bits, mentions_bits, watched_bits) =
-                (bits(&removed), bits(&mentions), bits(&watched));
+            let (removed_bits, mentions_bits, tracked_bits) =
+                (bits(&removed), bits(&mentions), bits(&tracked));
             let all =
                 removable_table_ids(&closure, &readers, &removed_bits, &mentions_bits, variable);
             let seen =
-                removable_table_ids(&closure, &readers, &removed_bits, &watched_bits, variable);
+                removable_table_ids(&closure, &readers, &removed_bits, &tracked_bits, variable);
             assert_eq!(
                 all, seen,
-                "{readers:?} watch {:?} removed {removed:?}",
-                tw.watch
+                "{readers:?} tracked {:?} removed {removed:?}",
+                tt.tracked
             );
             checked += 1;
         }

@@ -1049,21 +1049,7 @@ mod tests {
 
     /// `for_each_id` through the grammar walker only (no [`Simple`] layout).
     fn walked(words: &[u32]) -> std::result::Result<Vec<(usize, Role)>, String> {
-        let mut v = Vec::new();
-        let opcode = (words[0] & 0xffff) as u16;
-        let mut f = |i, r| v.push((i, r));
-        let mut w = Walker {
-            words,
-            pos: 1,
-            at: 0,
-            opcode,
-            switch_literal_words: &|_| 1,
-            f: &mut f,
-        };
-        let r = w.operands(grammar(opcode).unwrap().operands);
-        let end = w.pos;
-        let r = r.map_err(|e| e.to_string());
-        (end..words.len()).for_each(|i| f(i, Role::MaybeId));
+        let (r, v) = walked_exactly(words);
         r.map(|()| v)
     }
 

@@ -2,9 +2,8 @@
 //! (everything the pass did not change, copied by nobody) and words of its
 //! own (the header, changed module-scope instructions, new constants,
 //! rewritten functions). A writer streams the pieces to a file without ever
-//! holding the whole output; [`Output::into_specialized`] gathers them into
-//! the one `Vec` that [`Specialized`] keeps for library users, in the
-//! buffer of own words grown to the module's size.
+//! holding the whole output; [`Output::to_words`] makes the one `Vec` that
+//! [`Specialized`] keeps for library users.
 
 use std::ops::Range;
 
@@ -145,77 +144,12 @@ impl<'w> Output<'w> {
     }
 
     /// The module in one buffer, with its report.
-    pub fn into_specialized(mut self) -> Specialized {
+    pub fn into_specialized(self) -> Specialized {
         Specialized {
-            words: std::sync::Arc::new(self.take_words()),
+            words: std::sync::Arc::new(self.to_words()),
             endian: self.endian,
             report: self.report,
         }
-    }
-
-    /// The module's words in one buffer of exactly their size, made in the
-    /// buffer of own words: it grows to the module's size, its pieces move
-    /// to their places (those that move towards the start by way of a
-    /// small copy: the module-scope words laid down last) and the input's
-    /// ranges fill the gaps, so own words and the module are never held
-    /// side by side. Leaves the pieces empty.
-    fn take_words(&mut self) -> Vec<u32> {
-        let len = self.len_words();
-        let pieces = std::mem::take(&mut self.pieces);
-        let mut words = std::mem::take(&mut self.own);
-        // Where each piece goes.
-        let mut at = 0;
-        let placed: Vec<(usize, Piece)> = pieces
-            .into_iter()
-            .map(|p| {
-                let dest = at;
-                at += match &p {
-                    Piece::Input(r) | Piece::Own(r) => r.len(),
-                };
-                (dest, p)
-            })
-            .collect();
-        // Own pieces that move towards the start are copied aside first.
-        let mut early = Vec::new();
-        for (dest, p) in &placed {
-            if let Piece::Own(r) = p
-                && *dest < r.start
-            {
-                early.extend_from_slice(&words[r.clone()]);
-            }
-        }
-        words.reserve_exact(len.saturating_sub(words.len()));
-        words.resize(len.max(words.len()), 0);
-        // The others move towards the end, the last in the buffer first:
-        // each lands past the sources of those still to move.
-        let mut later: Vec<(usize, Range<usize>)> = placed
-            .iter()
-            .filter_map(|(dest, p)| match p {
-                Piece::Own(r) if *dest >= r.start => Some((*dest, r.clone())),
-                _ => None,
-            })
-            .collect();
-        later.sort_unstable_by_key(|(_, r)| std::cmp::Reverse(r.start));
-        for (dest, r) in later {
-            words.copy_within(r, dest);
-        }
-        let mut early_at = 0;
-        for (dest, p) in &placed {
-            match p {
-                Piece::Input(r) => {
-                    words[*dest..*dest + r.len()].copy_from_slice(&self.input[r.clone()])
-                }
-                Piece::Own(r) if *dest < r.start => {
-                    let n = r.len();
-                    words[*dest..*dest + n].copy_from_slice(&early[early_at..early_at + n]);
-                    early_at += n;
-                }
-                Piece::Own(_) => {}
-            }
-        }
-        words.truncate(len);
-        words.shrink_to_fit();
-        words
     }
 }
 
@@ -246,30 +180,5 @@ mod tests {
             out.into_specialized().words(),
             [10, 11, 12, 1, 2, 14, 15, 3]
         );
-    }
-
-    #[test]
-    fn gathering_in_the_own_buffer_moves_pieces_either_way() {
-        let input = [10, 11, 12, 13];
-        // Own: functions 1 2 | 3 4 5 (never laid down) | 6 | 7 8 (laid
-        // down before 6), then module-scope words 9 9 laid down first.
-        let mut p = Pieces::with_own(vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 9]);
-        p.own_range(8..10);
-        p.input(0..1);
-        p.own_range(0..2);
-        p.input(1..3);
-        p.own_range(6..8);
-        p.own_range(5..6);
-        p.input(3..4);
-        let out = p.finish(&input, Endian::Little, Report::default());
-        let expected = [9, 9, 10, 1, 2, 11, 12, 7, 8, 6, 13];
-        assert_eq!(out.to_words(), expected);
-        let words = out.into_specialized();
-        assert_eq!(words.words(), expected);
-        // One own piece, longer than the module: the buffer shrinks.
-        let mut p = Pieces::with_own(vec![1, 2, 3, 4]);
-        p.own_range(1..2);
-        let out = p.finish(&input, Endian::Little, Report::default());
-        assert_eq!(out.into_specialized().words(), [2]);
     }
 }

@@ -10,7 +10,7 @@ use crate::error::{Result, binary};
 use crate::module::{
     Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id,
 };
-use crate::operands::{Role, flat_ids, for_each_id, op, result_pos};
+use crate::operands::{for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
 const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
@@ -61,7 +61,7 @@ impl Globals {
             // requires, each id below the bound: later stages index them
             // without further checks.
             let mut bad = None;
-            for_each_global_id(words, inst.byte_offset(), |pos, role| {
+            for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
                 if bad.is_none() && !id_ok(words[pos]) && must_be_id(inst.opcode, pos, role) {
                     bad = Some(pos);
                 }
@@ -231,71 +231,16 @@ impl Globals {
     }
 }
 
-/// [`for_each_id`] (with one-word switch literals) for module-level
-/// instructions: the same words with the same roles in the same order, the
-/// same errors, but the most frequent instructions of an LLVM module and
-/// the simple layouts without walking the grammar.
-#[inline]
-pub(crate) fn for_each_global_id(
-    words: &[u32],
-    at: usize,
-    mut f: impl FnMut(usize, Role),
-) -> Result<()> {
-    let opcode = (words[0] & 0xffff) as u16;
-    let role = |pos: usize, result: Option<usize>| match result {
-        Some(r) if pos == r => Role::Result,
-        Some(2) if pos == 1 => Role::ResultType,
-        _ => Role::Use,
-    };
-    if let Some(mut ids) = common_ids(words) {
-        let result = result_pos(opcode);
-        while ids != 0 {
-            let pos = ids.trailing_zeros() as usize;
-            f(pos, role(pos, result));
-            ids &= ids - 1;
-        }
-        return Ok(());
-    }
-    match flat_ids(words) {
-        Some(flat) => {
-            let result = (flat.result > 0).then_some(flat.result);
-            (1..flat.checked_end).for_each(|pos| f(pos, role(pos, result)));
-            (flat.maybe_from..words.len()).for_each(|pos| f(pos, Role::MaybeId));
-            Ok(())
-        }
-        None => for_each_id(words, at, &|_| 1, f),
-    }
-}
-
 /// True when `words` is a well-formed `OpName` or `OpDecorate`: its only id
 /// is the one it names (word 1), as [`for_each_id`] reports it.
 #[inline]
 pub(crate) fn names_only_its_target(words: &[u32]) -> bool {
-    matches!((words[0] & 0xffff) as u16, op::Name | op::Decorate) && common_ids(words) == Some(0b10)
-}
-
-/// The words [`for_each_id`] reports of the most frequent module-level
-/// instructions of an LLVM module when well formed, all ids the grammar
-/// requires (no [`Role::MaybeId`]): bit `k` set when word `k` is one.
-/// `None` for anything else, for the grammar to say.
-#[inline]
-fn common_ids(words: &[u32]) -> Option<u32> {
-    const CAPABILITY: u16 = spirv::Op::Capability as u16;
-    const TYPE_VOID: u16 = spirv::Op::TypeVoid as u16;
-    const TYPE_BOOL: u16 = spirv::Op::TypeBool as u16;
-    const TYPE_VECTOR: u16 = spirv::Op::TypeVector as u16;
     let len = words.len();
-    Some(match ((words[0] & 0xffff) as u16, len) {
-        (op::Constant, 4..) | (op::ConstantNull, 3) | (TYPE_VECTOR, 4) => 0b110,
-        (op::Name, 3..) if literal_string_words(words, 2, len) == Some(len - 2) => 0b10,
-        (op::Decorate, 3..)
-        | (TYPE_VOID | TYPE_BOOL, 2)
-        | (op::TypeFloat, 3)
-        | (op::TypeInt, 4) => 0b10,
-        (op::TypePointer, 4) => 0b1010,
-        (CAPABILITY, 2) => 0,
-        _ => return None,
-    })
+    match (words[0] & 0xffff) as u16 {
+        op::Name => len >= 3 && literal_string_words(words, 2, len) == Some(len - 2),
+        op::Decorate => len >= 3,
+        _ => false,
+    }
 }
 
 /// The module's `OpName` and linkage name strings, decoded into one
@@ -495,92 +440,34 @@ impl DefsBuilder {
 mod tests {
     use super::*;
 
-    /// The shortcuts for the frequent instructions and the simple layouts
-    /// report what the grammar walk reports, and take no instruction the
-    /// walk rejects.
+    /// Names and decorations well formed name only word 1, as the grammar
+    /// walk reports them; other instructions, a string with words after it
+    /// or without its NUL, or a decoration too short, are not such.
     #[test]
-    fn common_ids_agree_with_the_grammar() {
+    fn names_and_decorations_name_only_their_target() {
         let head = |op: spirv::Op, len: usize| crate::module::header_word(len, op as u16);
         let abc = u32::from_le_bytes(*b"abc\0");
         let ab = u32::from_le_bytes(*b"abcd");
-        let cases: Vec<Vec<u32>> = vec![
-            vec![head(spirv::Op::Constant, 4), 1, 2, 3],
-            vec![head(spirv::Op::Constant, 5), 1, 2, 3, 4],
-            vec![head(spirv::Op::Constant, 3), 1, 2],
-            vec![head(spirv::Op::ConstantNull, 3), 1, 2],
-            vec![head(spirv::Op::ConstantNull, 4), 1, 2, 3],
-            vec![head(spirv::Op::TypeVector, 4), 1, 2, 4],
-            vec![head(spirv::Op::TypeVector, 3), 1, 2],
-            vec![head(spirv::Op::Name, 3), 1, abc],
-            vec![head(spirv::Op::Name, 4), 1, ab, 0],
-            vec![head(spirv::Op::Name, 4), 1, abc, 7],
-            vec![head(spirv::Op::Name, 3), 1, ab],
-            vec![head(spirv::Op::TypeVoid, 2), 1],
-            vec![head(spirv::Op::TypeBool, 2), 1],
-            vec![head(spirv::Op::TypeBool, 3), 1, 2],
-            vec![head(spirv::Op::TypeFloat, 3), 1, 32],
-            vec![head(spirv::Op::TypeFloat, 4), 1, 32, 0],
-            vec![head(spirv::Op::TypeInt, 4), 1, 32, 0],
-            vec![head(spirv::Op::TypeInt, 3), 1, 32],
-            vec![head(spirv::Op::TypePointer, 4), 1, 5, 2],
-            vec![head(spirv::Op::TypePointer, 3), 1, 5],
-            vec![head(spirv::Op::Capability, 2), 6],
-            vec![head(spirv::Op::Decorate, 3), 1, 1],
-            vec![head(spirv::Op::Decorate, 4), 1, 1, 5],
-            vec![head(spirv::Op::Decorate, 5), 1, 41, abc, 0],
-            vec![head(spirv::Op::Decorate, 2), 1],
-            vec![head(spirv::Op::Capability, 3), 6, 7],
+        let cases: Vec<(Vec<u32>, bool)> = vec![
+            (vec![head(spirv::Op::Name, 3), 1, abc], true),
+            (vec![head(spirv::Op::Name, 4), 1, ab, 0], true),
+            (vec![head(spirv::Op::Decorate, 3), 1, 1], true),
+            (vec![head(spirv::Op::Decorate, 4), 1, 1, 5], true),
+            (vec![head(spirv::Op::Decorate, 5), 1, 41, abc, 0], true),
+            (vec![head(spirv::Op::Name, 4), 1, abc, 7], false),
+            (vec![head(spirv::Op::Name, 3), 1, ab], false),
+            (vec![head(spirv::Op::Decorate, 2), 1], false),
+            (vec![head(spirv::Op::Constant, 4), 1, 2, 3], false),
         ];
-        for words in &cases {
-            let Some(mask) = common_ids(words) else {
-                continue;
-            };
-            let mut walked = Vec::new();
-            for_each_id(words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)))
-                .expect("the walk takes what the shortcut takes");
-            let mut fast = Vec::new();
-            for_each_global_id(words, 0, |pos, role| fast.push((pos, role))).unwrap();
-            assert_eq!(fast, walked, "{words:?}");
-            let positions = walked.iter().fold(0u32, |m, &(pos, _)| m | 1 << pos);
-            assert_eq!(mask, positions, "{words:?}");
-            assert!(walked.iter().all(|&(_, r)| r != Role::MaybeId), "{words:?}");
-        }
-        // Names and decorations name only word 1; other instructions, or a
-        // string with words after it, are not such.
-        for (words, only) in [
-            (&cases[7], true),
-            (&cases[22], true),
-            (&cases[9], false),
-            (&cases[0], false),
-        ] {
-            assert_eq!(names_only_its_target(words), only, "{words:?}");
-        }
-        // The simple layouts (`OpTypeFunction`, `OpConstantComposite`,
-        // `OpTypeArray`, ...) and the walked ones alike.
-        let others: Vec<Vec<u32>> = vec![
-            vec![head(spirv::Op::TypeFunction, 4), 1, 2, 3],
-            vec![head(spirv::Op::ConstantComposite, 5), 1, 2, 3, 4],
-            vec![head(spirv::Op::TypeArray, 4), 1, 2, 3],
-            vec![head(spirv::Op::Variable, 4), 1, 2, 6],
-            vec![head(spirv::Op::Variable, 5), 1, 2, 6, 3],
-            vec![head(spirv::Op::SpecConstantFalse, 3), 1, 2],
-            vec![head(spirv::Op::ExecutionMode, 6), 1, 17, 64, 1, 1],
-            vec![head(spirv::Op::ExtInstImport, 3), 1, abc],
-            vec![head(spirv::Op::Source, 3), 3, 200],
-            vec![head(spirv::Op::TypeArray, 3), 1, 2],
-        ];
-        for words in cases.iter().chain(&others) {
-            let mut walked = Vec::new();
-            let walk = for_each_id(words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)));
-            let mut fast = Vec::new();
-            let quick = for_each_global_id(words, 0, |pos, role| fast.push((pos, role)));
-            assert_eq!(walk.is_ok(), quick.is_ok(), "{words:?}");
-            if walk.is_ok() {
-                assert_eq!(fast, walked, "{words:?}");
+        for (words, only) in &cases {
+            assert_eq!(names_only_its_target(words), *only, "{words:?}");
+            if *only {
+                let mut walked = Vec::new();
+                for_each_id(words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)))
+                    .expect("the walk takes it");
+                assert_eq!(walked, [(1, crate::operands::Role::Use)], "{words:?}");
             }
         }
-        // Each shortcut is taken by some case.
-        assert_eq!(cases.iter().filter(|w| common_ids(w).is_some()).count(), 15);
     }
 
     #[test]

@@ -13,11 +13,11 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::{Globals, for_each_global_id, names_only_its_target};
+use crate::globals::{Globals, names_only_its_target};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
-use crate::operands::Role;
+use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
 
 /// The call graph's roots in the input, which do not depend on the
@@ -213,7 +213,7 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
         };
         found.push((inst.at, id));
         let w = m.inst_words(inst);
-        let _ = for_each_global_id(w, inst.byte_offset(), |pos, role| {
+        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType) && g.defs.contains(w[pos]) {
                 stack.push(w[pos]);
             }
@@ -277,7 +277,7 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         {
             continue;
         }
-        let _ = for_each_global_id(w, inst.byte_offset(), |pos, role| {
+        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
                 && candidates.contains(w[pos])

@@ -35,7 +35,7 @@ pub(super) struct ReadState {
 pub(super) struct OpInfo {
     /// Word index of the result id (0: none).
     pub(super) result: u8,
-    /// The fewest words of a flat layout ([`Shape::flat_min`]).
+    /// The fewest words of a flat layout ([`Shape::flat_min`](crate::operands::Shape::flat_min)).
     pub(super) flat_min: u8,
     /// True when an instruction of the opcode with a flat layout whose
     /// words are all in-range ids none of them watched needs nothing but
@@ -44,7 +44,7 @@ pub(super) struct OpInfo {
     /// merges, tracked, the function's ends).
     pub(super) plain: bool,
     /// True when the words must be looked at to know that the layout is
-    /// flat ([`Shape::exact`]).
+    /// flat ([`Shape::exact`](crate::operands::Shape::exact)).
     pub(super) exact: bool,
     /// True when the lattice tracks the opcode's result ([`is_tracked`]).
     pub(super) tracked: bool,

@@ -12,7 +12,7 @@ use super::Func;
 use super::read::op_infos;
 
 impl<'m> Func<'m> {
-    /// [`Func::read`]'s short way for a plain instruction ([`OpInfo::plain`])
+    /// [`Func::read`]'s short way for a plain instruction ([`OpInfo::plain`](super::read::OpInfo::plain))
     /// of a flat layout, words `iw` at word `at` of `block`, whose ids are
     /// all in range and one of them watched: notes it if it reads a
     /// watched id and records its result, as the long way would.

@@ -2,7 +2,7 @@
 //! and edges can run, and what each boolean (and selected) value is, given
 //! the predicates' values.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::operands::op;
 
 use super::super::context::Val;
@@ -156,7 +156,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 let end = noted.end;
                 for k in noted {
                     if k + 1 == end || is_tracked(self.f.noted[k].inst.opcode) {
-                        self.visit(k)?;
+                        self.visit(k).map_err(|label| self.bad_parent(k, label))?;
                     }
                 }
             }
@@ -164,7 +164,8 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 for &u in self.f.users(id) {
                     let b = self.f.noted[u as usize].block;
                     if b != NO_BLOCK && self.exec_block[b] {
-                        self.visit(u as usize)?;
+                        let k = u as usize;
+                        self.visit(k).map_err(|label| self.bad_parent(k, label))?;
                     }
                 }
             }
@@ -230,9 +231,22 @@ impl<'a, 'm> Sccp<'a, 'm> {
         }
     }
 
+    /// The error for phi `i` naming `parent`, which is not a block of the
+    /// function.
+    #[cold]
+    #[inline(never)]
+    fn bad_parent(&self, i: usize, parent: u32) -> Error {
+        structure(
+            &self.f.noted[i].inst,
+            self.fname,
+            format!("OpPhi names %{parent}, which is not a block of this function"),
+        )
+    }
+
     /// Evaluates noted instruction `i` (a phi, logic op, select or
-    /// terminator).
-    fn visit(&mut self, i: usize) -> Result<()> {
+    /// terminator); `Err(parent)` for a phi naming `parent`, which is not a
+    /// block of the function ([`Sccp::bad_parent`] makes the error).
+    fn visit(&mut self, i: usize) -> std::result::Result<(), u32> {
         let inst = self.f.noted[i].inst;
         let w = self.f.inst_words(i);
         let b = self.f.noted[i].block;
@@ -243,11 +257,7 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 for pair in w[3..].chunks(2) {
                     let [v, parent] = pair else { continue };
                     let Some(&pb) = self.f.block_of_label.get(parent) else {
-                        return Err(structure(
-                            &inst,
-                            self.fname,
-                            format!("OpPhi names %{parent}, which is not a block of this function"),
-                        ));
+                        return Err(*parent);
                     };
                     if !self.executable(pb, b) {
                         continue;

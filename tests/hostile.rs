@@ -1132,6 +1132,43 @@ fn phi_cycles_and_self_loops() {
 }
 
 #[test]
+fn phi_naming_no_block_of_the_function() {
+    // entry: br p ? A : B;  A: call a; br M;  B: call b; br M;
+    // M: v = phi(p: A, p: %a), where %a is the imported function `a`.
+    // Invalid input: the propagation reaches the phi for either value of
+    // p and reports the parent that is no block.
+    isolated(
+        "phi_naming_no_block_of_the_function",
+        Duration::from_secs(30),
+        || {
+            let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+            let p = k.sites[0];
+            let (fa, fb) = (k.import("a"), k.import("b"));
+            let kern = k.id();
+            let [entry, a, b, m, v, ca, cb] = [(); 7].map(|_| k.id());
+            let mut w = Vec::new();
+            inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+            inst(&mut w, Op::Label, &[entry]);
+            inst(&mut w, Op::BranchConditional, &[p, a, b]);
+            inst(&mut w, Op::Label, &[a]);
+            inst(&mut w, Op::FunctionCall, &[k.void, ca, fa]);
+            inst(&mut w, Op::Branch, &[m]);
+            inst(&mut w, Op::Label, &[b]);
+            inst(&mut w, Op::FunctionCall, &[k.void, cb, fb]);
+            inst(&mut w, Op::Branch, &[m]);
+            inst(&mut w, Op::Label, &[m]);
+            inst(&mut w, Op::Phi, &[k.boolean, v, p, a, p, fa]);
+            inst(&mut w, Op::Return, &[]);
+            inst(&mut w, Op::FunctionEnd, &[]);
+            k.functions.extend(w);
+            k.entry_point(kern, "k");
+            let wanted = format!("OpPhi names %{fa}, which is not a block of this function");
+            expect_error_in(&k.bytes(), "a phi naming a function", &[&wanted], false);
+        },
+    );
+}
+
+#[test]
 fn terminator_in_the_middle_of_a_block() {
     // entry: OpBranchConditional %p %A %B, then OpBranch %A in the same
     // block (a mutated OpLabel leaves such blocks). Invalid input: a clear

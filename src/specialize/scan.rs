@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
-use crate::operands::{Role, flat_ids, for_each_id, op};
+use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
 const TRIGGER: u8 = 1;
@@ -204,8 +204,8 @@ impl Scan {
         let first = (body[0] >> 16) as usize;
         let mut next = Some((0, first, interest.any(&body[1..first])));
         while let Some((at, end, hit)) = next {
-            if hit != 0 {
-                let inst = &body[at..end];
+            let inst = &body[at..end];
+            if hit != 0 && !self.settled_by_function_ids(inst, hit, interest) {
                 needs_rewrite |=
                     self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TRIGGER != 0;
             }
@@ -232,6 +232,29 @@ impl Scan {
         Ok(())
     }
 
+    /// Settles the hit `inst` (operand words' class bits `hit`) when it
+    /// reads no function id and mentions nothing else of interest: an
+    /// `OpFunction` whose only such word is its own id, or a call whose
+    /// only such word is its callee (recorded), as [`Scan::scan_hit`] would,
+    /// without its look-ups: the most frequent hits. False when
+    /// [`Scan::scan_hit`] must look.
+    #[inline]
+    fn settled_by_function_ids(&mut self, inst: &[u32], hit: u8, interest: &Interest) -> bool {
+        if hit != FUNCTION {
+            return false;
+        }
+        match (inst[0] & 0xffff) as u16 {
+            op::Function if inst.len() > 2 => {
+                interest.any(&inst[1..2]) | interest.any(&inst[3..]) == 0
+            }
+            op::FunctionCall if inst.len() >= 4 && interest.any(&inst[4..]) == 0 => {
+                self.callees.push(inst[3]);
+                true
+            }
+            _ => false,
+        }
+    }
+
     /// Records what one instruction with a word of interest says: its
     /// callee if it is a call, and, decoded precisely, the functions it
     /// references and the tracked table ids it reads. `hit` is the class bits
@@ -255,7 +278,10 @@ impl Scan {
                 interest.any(&words[4..])
             } else if opcode == op::Function && words.len() > 2 {
                 interest.any(&words[1..2]) | interest.any(&words[3..])
-            } else if let Some(flat) = (opcode != op::Switch).then(|| flat_ids(words)).flatten() {
+            } else if let Some(flat) = (opcode != op::Switch)
+                .then(|| flat_ids_of(opcode, words))
+                .flatten()
+            {
                 let uses = words.get(flat.first_use..flat.checked_end).unwrap_or(&[]);
                 interest.any(uses) | interest.any(&words[flat.maybe_from..])
             } else {
@@ -289,6 +315,41 @@ impl Scan {
         })?;
         Ok(hit)
     }
+}
+
+/// `OpLoad`.
+const OP_LOAD: u16 = spirv::Op::Load as u16;
+/// `OpStore`.
+const OP_STORE: u16 = spirv::Op::Store as u16;
+
+/// [`flat_ids`] of `words`, an instruction of `opcode`; a load's or
+/// store's read without the grammar look-up (they are most of the hits of
+/// a module with a function whose id is 4: their `Aligned 4`).
+#[inline]
+fn flat_ids_of(opcode: u16, words: &[u32]) -> Option<FlatIds> {
+    // (Result, first id read, end of the fixed ids: type, result and
+    // pointer, or pointer and object; then a memory-access mask.)
+    let (result, first_use, fixed_end) = match opcode {
+        OP_LOAD => (2, 3, 4),
+        OP_STORE => (0, 1, 3),
+        _ => return flat_ids(words),
+    };
+    let len = words.len();
+    let flat = |checked_end, maybe_from| FlatIds {
+        result,
+        checked_end,
+        first_use,
+        maybe_from,
+    };
+    if len <= fixed_end {
+        return (len == fixed_end).then(|| flat(len, len));
+    }
+    // A mask whose operands hold no id: `Aligned`'s literal at most.
+    use spirv::MemoryAccess as M;
+    let mask = M::from_bits_retain(words[fixed_end]);
+    let plain = M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER;
+    let maybe_from = fixed_end + 1 + mask.contains(M::ALIGNED) as usize;
+    (plain.contains(mask) && maybe_from <= len).then(|| flat(fixed_end, maybe_from))
 }
 
 /// The members of `tracked` that the instructions in `words` (whole
@@ -404,6 +465,30 @@ mod tests {
                 let want = part.iter().fold(0, |a, &x| a | dense.class(x));
                 assert_eq!(dense.any(part), want, "{from}..{to}");
                 assert_eq!(sparse.any(part), want, "{from}..{to}");
+            }
+        }
+    }
+
+    /// Loads and stores read without the grammar give what [`flat_ids`]
+    /// gives, whatever their length and memory-access mask.
+    #[test]
+    fn loads_and_stores_read_as_flat_ids_reads_them() {
+        let masks = [0, 1, 2, 3, 4, 6, 8, 0x10, 0x20, 0x22, 0x40, 0xffff_ffff];
+        for opcode in [OP_LOAD, OP_STORE, op::FunctionCall, op::Switch] {
+            for len in 1..9 {
+                for mask in masks {
+                    let mut words = vec![crate::module::header_word(len, opcode)];
+                    words.extend((1..len as u32).map(|k| 100 + k));
+                    let fixed_end = if opcode == OP_LOAD { 4 } else { 3 };
+                    if len > fixed_end {
+                        words[fixed_end] = mask;
+                    }
+                    assert_eq!(
+                        flat_ids_of(opcode, &words),
+                        flat_ids(&words),
+                        "{opcode} {words:?}"
+                    );
+                }
             }
         }
     }

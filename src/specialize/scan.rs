@@ -100,6 +100,21 @@ impl Interest {
         words.iter().fold(0, |a, &x| a | self.class(x))
     }
 
+    /// [`Interest::any`] for the operand words of one instruction: most
+    /// have one to four, looked at without a loop.
+    #[inline]
+    fn any_short(&self, words: &[u32]) -> u8 {
+        let c = |x: &u32| self.class(*x);
+        match words {
+            [] => 0,
+            [a] => c(a),
+            [a, b] => c(a) | c(b),
+            [a, b, d] => c(a) | c(b) | c(d),
+            [a, b, d, e] => c(a) | c(b) | c(d) | c(e),
+            _ => self.any(words),
+        }
+    }
+
     /// The next instruction of `body` (whole instructions whose word
     /// counts the parse checked), from the one at `from` on, with an
     /// operand word of interest: its start, its end and the class bits of
@@ -112,7 +127,7 @@ impl Interest {
         while let Some((&header, operands)) = rest.split_first() {
             // (The parse checked every word count: nonzero and in range.)
             let operands = operands.get(..((header >> 16) as usize).wrapping_sub(1))?;
-            let hit = self.any(operands);
+            let hit = self.any_short(operands);
             if hit != 0 {
                 let at = body.len() - rest.len();
                 return Some((at, at + 1 + operands.len(), hit));
@@ -465,6 +480,8 @@ mod tests {
                 let want = part.iter().fold(0, |a, &x| a | dense.class(x));
                 assert_eq!(dense.any(part), want, "{from}..{to}");
                 assert_eq!(sparse.any(part), want, "{from}..{to}");
+                assert_eq!(dense.any_short(part), want, "{from}..{to}");
+                assert_eq!(sparse.any_short(part), want, "{from}..{to}");
             }
         }
     }

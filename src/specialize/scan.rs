@@ -386,7 +386,7 @@ pub(super) fn tracked_mentions_in(
     // that held one.
     let len = |at: usize| (words[at] >> 16).max(1) as usize;
     let mut start = 0;
-    while let Some(p) = words[start..].iter().position(|&x| tracked.contains(x)) {
+    while let Some(p) = tracked.position_in(&words[start..]) {
         let k = start + p;
         let mut at = start;
         let mut end = (at + len(at)).min(words.len());

@@ -215,12 +215,21 @@ impl Scan {
         // which functions live).
         let body = &w[f.start..f.end];
         // The OpFunction first, looked at directly: its own id, always of
-        // interest, would cost a search.
+        // interest, would cost a search, and when it is the only word of
+        // interest there is nothing to record. (The parse checked it has
+        // at least 5 words.)
         let first = (body[0] >> 16) as usize;
-        let mut next = Some((0, first, interest.any(&body[1..first])));
+        let others = interest.any(&body[1..2]) | interest.any(&body[3..first]);
+        let own = interest.class(body[2]);
+        let hit = if others == 0 && own == FUNCTION {
+            0
+        } else {
+            others | own
+        };
+        let mut next = Some((0, first, hit));
         while let Some((at, end, hit)) = next {
             let inst = &body[at..end];
-            if hit != 0 && !self.settled_by_function_ids(inst, hit, interest) {
+            if hit != 0 && !self.settled_as_plain_call(inst, hit, interest) {
                 needs_rewrite |=
                     self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TRIGGER != 0;
             }
@@ -247,27 +256,21 @@ impl Scan {
         Ok(())
     }
 
-    /// Settles the hit `inst` (operand words' class bits `hit`) when it
-    /// reads no function id and mentions nothing else of interest: an
-    /// `OpFunction` whose only such word is its own id, or a call whose
-    /// only such word is its callee (recorded), as [`Scan::scan_hit`] would,
-    /// without its look-ups: the most frequent hits. False when
+    /// Settles the hit `inst` (operand words' class bits `hit`) when it is
+    /// a call whose only word of interest is its callee, a function id:
+    /// the callee is recorded, as [`Scan::scan_hit`] would, without its
+    /// look-ups (calls are among the most frequent hits). False when
     /// [`Scan::scan_hit`] must look.
     #[inline]
-    fn settled_by_function_ids(&mut self, inst: &[u32], hit: u8, interest: &Interest) -> bool {
-        if hit != FUNCTION {
-            return false;
+    fn settled_as_plain_call(&mut self, inst: &[u32], hit: u8, interest: &Interest) -> bool {
+        let plain = hit == FUNCTION
+            && inst[0] & 0xffff == u32::from(op::FunctionCall)
+            && inst.len() >= 4
+            && interest.any(&inst[4..]) == 0;
+        if plain {
+            self.callees.push(inst[3]);
         }
-        match (inst[0] & 0xffff) as u16 {
-            op::Function if inst.len() > 2 => {
-                interest.any(&inst[1..2]) | interest.any(&inst[3..]) == 0
-            }
-            op::FunctionCall if inst.len() >= 4 && interest.any(&inst[4..]) == 0 => {
-                self.callees.push(inst[3]);
-                true
-            }
-            _ => false,
-        }
+        plain
     }
 
     /// Records what one instruction with a word of interest says: its

@@ -541,4 +541,42 @@ mod tests {
             );
         }
     }
+
+    /// An `OpFunction` is settled without decoding only when its own id
+    /// is its one word of interest: a function type equal to a function
+    /// id is a reference to it, an own id that is a trigger makes the
+    /// function need rewriting, and a load whose only such word is its
+    /// `Aligned 4` records nothing.
+    #[test]
+    fn function_headers_and_aligned_literals_are_read_exactly() {
+        use crate::module::{MAGIC, header_word};
+        let (f, g, trigger) = (4, 5, 6);
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 100, 0];
+        // %4 = OpFunction %1 None %5 (its type word names function %5).
+        w.extend([header_word(5, op::Function), 1, f, 0, g]);
+        w.extend([header_word(2, op::Label), 10]);
+        w.extend([header_word(6, OP_LOAD), 1, 11, 12, 2, f]);
+        w.extend([header_word(5, OP_STORE), 12, 11, 2, f]);
+        let ret = header_word(1, spirv::Op::Return as u16);
+        w.extend([ret, header_word(1, op::FunctionEnd)]);
+        // %5 = OpFunction %1 None %2: nothing of interest but itself.
+        w.extend([header_word(5, op::Function), 1, g, 0, 2]);
+        w.extend([header_word(1, op::FunctionEnd)]);
+        // %6, a trigger as well as a function: it needs rewriting.
+        w.extend([header_word(5, op::Function), 1, trigger, 0, 2]);
+        w.extend([header_word(1, op::FunctionEnd)]);
+        let m = Module::parse(&w).unwrap();
+        let triggers = IdSet::new([trigger], 0);
+        let none = IdSet::default();
+        for module_words in [1 << 20, w.len()] {
+            let interest = Interest::new(&triggers, &[f, g, trigger], &none, module_words);
+            let s = Scan::new(&m, &interest).unwrap();
+            assert_eq!(s.fn_refs, [g]);
+            assert_eq!(
+                (0..3).map(|k| s.needs_rewrite(k)).collect::<Vec<_>>(),
+                [false, false, true]
+            );
+            assert!((0..3).all(|k| s.callees(k).is_empty()));
+        }
+    }
 }

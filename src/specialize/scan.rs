@@ -78,7 +78,7 @@ impl Interest {
     }
 
     /// The class bits of `x` (0 when it is of no interest).
-    #[inline]
+    #[inline(always)]
     fn class(&self, x: u32) -> u8 {
         match self.dense.get(x as usize) {
             Some(&c) => c,
@@ -102,7 +102,7 @@ impl Interest {
 
     /// [`Interest::any`] for the operand words of one instruction: most
     /// have one to four, looked at without a loop.
-    #[inline]
+    #[inline(always)]
     fn any_short(&self, words: &[u32]) -> u8 {
         let c = |x: &u32| self.class(*x);
         match words {
@@ -121,7 +121,7 @@ impl Interest {
     /// its operand words. The headers are passed over: a header can equal
     /// an id of interest (`len << 16 | opcode` is below the bound of any
     /// module over 65,536 ids), and in a large module most would.
-    #[inline]
+    #[inline(always)]
     fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
         let mut rest = body.get(from..)?;
         while let Some((&header, operands)) = rest.split_first() {
@@ -219,7 +219,7 @@ impl Scan {
         // interest there is nothing to record. (The parse checked it has
         // at least 5 words.)
         let first = (body[0] >> 16) as usize;
-        let others = interest.any(&body[1..2]) | interest.any(&body[3..first]);
+        let others = interest.class(body[1]) | interest.any_short(&body[3..first]);
         let own = interest.class(body[2]);
         let hit = if others == 0 && own == FUNCTION {
             0

@@ -13,6 +13,10 @@ pub(crate) struct IdSet {
     sorted: Vec<u32>,
     dense: bool,
     empty: bool,
+    /// The smallest member (0 when empty).
+    min: u32,
+    /// The largest member (0 when empty).
+    max: u32,
 }
 
 impl Default for IdSet {
@@ -23,6 +27,8 @@ impl Default for IdSet {
             sorted: Vec::new(),
             dense: true,
             empty: true,
+            min: 0,
+            max: 0,
         }
     }
 }
@@ -31,6 +37,7 @@ impl IdSet {
     /// Builds the set; `module_words` bounds the size of the bit vector.
     pub(crate) fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
         let ids: Vec<u32> = ids.into_iter().collect();
+        let min = ids.iter().copied().min().unwrap_or(0);
         let max = ids.iter().copied().max().unwrap_or(0) as usize;
         let empty = ids.is_empty();
         if max / 8 <= module_words.saturating_mul(4).max(1 << 16) {
@@ -43,6 +50,8 @@ impl IdSet {
                 sorted: Vec::new(),
                 dense: true,
                 empty,
+                min,
+                max: max as u32,
             }
         } else {
             let mut sorted = ids;
@@ -53,6 +62,8 @@ impl IdSet {
                 sorted,
                 dense: false,
                 empty,
+                min,
+                max: max as u32,
             }
         }
     }
@@ -86,6 +97,29 @@ impl IdSet {
     /// True when the set has no members.
     pub(crate) fn is_empty(&self) -> bool {
         self.empty
+    }
+
+    /// The first of `words` that is a member, if any. Eight words at a
+    /// time are first compared with the members' range, without a branch
+    /// per word: most words of a function are no member and outside it.
+    pub(crate) fn position_in(&self, words: &[u32]) -> Option<usize> {
+        if self.empty {
+            return None;
+        }
+        let (min, span) = (self.min, self.max - self.min);
+        let mut chunks = words.chunks_exact(8);
+        let mut base = 0;
+        for chunk in &mut chunks {
+            let near = chunk
+                .iter()
+                .fold(false, |a, &x| a | (x.wrapping_sub(min) <= span));
+            if near && let Some(k) = chunk.iter().position(|&x| self.contains(x)) {
+                return Some(base + k);
+            }
+            base += 8;
+        }
+        let rest = chunks.remainder().iter().position(|&x| self.contains(x));
+        rest.map(|k| base + k)
     }
 
     /// True when any of `words` is a member.
@@ -190,6 +224,15 @@ mod tests {
             assert_eq!(sparse.contains(id), ids.contains(&id), "{id}");
         }
         assert!(sparse.contains(u32::MAX - 1));
+        // The first member of every stretch of words, as a search finds it.
+        let words: Vec<u32> = (0..40u32).map(|k| k * k * 7 % 1100).collect();
+        for set in [&dense, &sparse, &IdSet::default()] {
+            for from in 0..words.len() {
+                let part = &words[from..];
+                let want = part.iter().position(|&x| set.contains(x));
+                assert_eq!(set.position_in(part), want, "{from}");
+            }
+        }
         assert_eq!(dense.iter().collect::<Vec<_>>(), ids);
         assert!(IdSet::default().is_empty() && !dense.is_empty());
     }

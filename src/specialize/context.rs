@@ -17,7 +17,7 @@ use crate::idbits::IdBits;
 use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
+use crate::operands::{Role, for_each_id, names_an_id, op, result_pos, shapes};
 use crate::table::PredicateTable;
 
 /// A value in the folding lattice.
@@ -195,21 +195,27 @@ impl ChainShape {
         // A definition whose only mention is its own result (a site's
         // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
         // rewrite of readers would pass it over, so it is no reader.
-        let readers = (0..m.global_count())
-            .filter(|&k| {
-                let inst = m.global(k);
-                if names_an_id(inst.opcode) {
-                    return false;
-                }
-                let w = m.inst_words(inst);
-                match result_pos(inst.opcode) {
-                    Some(r) if r < w.len() => {
-                        triggers.any_in(&w[1..r]) || triggers.any_in(&w[r + 1..])
-                    }
-                    _ => triggers.any_in(&w[1..]),
-                }
-            })
-            .collect();
+        // (Each opcode's result position from the per-opcode table, looked
+        // up once: `Shape::result` is `result_pos`, 0 for none.)
+        let shapes = shapes();
+        let mut readers = Vec::new();
+        for (k, inst) in m.globals().enumerate() {
+            if names_an_id(inst.opcode) {
+                continue;
+            }
+            let w = m.inst_words(inst);
+            let r = shapes
+                .get(inst.opcode as usize)
+                .map_or(0, |s| s.result as usize);
+            let reads = if r != 0 && r < w.len() {
+                triggers.any_in(&w[1..r]) || triggers.any_in(&w[r + 1..])
+            } else {
+                triggers.any_in(&w[1..])
+            };
+            if reads {
+                readers.push(k);
+            }
+        }
         Ok(ChainShape {
             rewrite_triggers: triggers,
             readers,

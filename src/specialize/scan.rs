@@ -14,7 +14,7 @@
 use crate::error::Result;
 use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
-use crate::operands::{Role, flat_ids, for_each_id, op};
+use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op};
 
 /// Class bit: the id makes a function need rewriting.
 const TRIGGER: u8 = 1;
@@ -78,7 +78,7 @@ impl Interest {
     }
 
     /// The class bits of `x` (0 when it is of no interest).
-    #[inline]
+    #[inline(always)]
     fn class(&self, x: u32) -> u8 {
         match self.dense.get(x as usize) {
             Some(&c) => c,
@@ -100,19 +100,34 @@ impl Interest {
         words.iter().fold(0, |a, &x| a | self.class(x))
     }
 
+    /// [`Interest::any`] for the operand words of one instruction: most
+    /// have one to four, looked at without a loop.
+    #[inline(always)]
+    fn any_short(&self, words: &[u32]) -> u8 {
+        let c = |x: &u32| self.class(*x);
+        match words {
+            [] => 0,
+            [a] => c(a),
+            [a, b] => c(a) | c(b),
+            [a, b, d] => c(a) | c(b) | c(d),
+            [a, b, d, e] => c(a) | c(b) | c(d) | c(e),
+            _ => self.any(words),
+        }
+    }
+
     /// The next instruction of `body` (whole instructions whose word
     /// counts the parse checked), from the one at `from` on, with an
     /// operand word of interest: its start, its end and the class bits of
     /// its operand words. The headers are passed over: a header can equal
     /// an id of interest (`len << 16 | opcode` is below the bound of any
     /// module over 65,536 ids), and in a large module most would.
-    #[inline]
+    #[inline(always)]
     fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
         let mut rest = body.get(from..)?;
         while let Some((&header, operands)) = rest.split_first() {
             // (The parse checked every word count: nonzero and in range.)
             let operands = operands.get(..((header >> 16) as usize).wrapping_sub(1))?;
-            let hit = self.any(operands);
+            let hit = self.any_short(operands);
             if hit != 0 {
                 let at = body.len() - rest.len();
                 return Some((at, at + 1 + operands.len(), hit));
@@ -200,12 +215,21 @@ impl Scan {
         // which functions live).
         let body = &w[f.start..f.end];
         // The OpFunction first, looked at directly: its own id, always of
-        // interest, would cost a search.
+        // interest, would cost a search, and when it is the only word of
+        // interest there is nothing to record. (The parse checked it has
+        // at least 5 words.)
         let first = (body[0] >> 16) as usize;
-        let mut next = Some((0, first, interest.any(&body[1..first])));
+        let others = interest.class(body[1]) | interest.any_short(&body[3..first]);
+        let own = interest.class(body[2]);
+        let hit = if others == 0 && own == FUNCTION {
+            0
+        } else {
+            others | own
+        };
+        let mut next = Some((0, first, hit));
         while let Some((at, end, hit)) = next {
-            if hit != 0 {
-                let inst = &body[at..end];
+            let inst = &body[at..end];
+            if hit != 0 && !self.settled_as_plain_call(inst, hit, interest) {
                 needs_rewrite |=
                     self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TRIGGER != 0;
             }
@@ -232,6 +256,23 @@ impl Scan {
         Ok(())
     }
 
+    /// Settles the hit `inst` (operand words' class bits `hit`) when it is
+    /// a call whose only word of interest is its callee, a function id:
+    /// the callee is recorded, as [`Scan::scan_hit`] would, without its
+    /// look-ups (calls are among the most frequent hits). False when
+    /// [`Scan::scan_hit`] must look.
+    #[inline]
+    fn settled_as_plain_call(&mut self, inst: &[u32], hit: u8, interest: &Interest) -> bool {
+        let plain = hit == FUNCTION
+            && inst[0] & 0xffff == u32::from(op::FunctionCall)
+            && inst.len() >= 4
+            && interest.any(&inst[4..]) == 0;
+        if plain {
+            self.callees.push(inst[3]);
+        }
+        plain
+    }
+
     /// Records what one instruction with a word of interest says: its
     /// callee if it is a call, and, decoded precisely, the functions it
     /// references and the tracked table ids it reads. `hit` is the class bits
@@ -255,7 +296,10 @@ impl Scan {
                 interest.any(&words[4..])
             } else if opcode == op::Function && words.len() > 2 {
                 interest.any(&words[1..2]) | interest.any(&words[3..])
-            } else if let Some(flat) = (opcode != op::Switch).then(|| flat_ids(words)).flatten() {
+            } else if let Some(flat) = (opcode != op::Switch)
+                .then(|| flat_ids_of(opcode, words))
+                .flatten()
+            {
                 let uses = words.get(flat.first_use..flat.checked_end).unwrap_or(&[]);
                 interest.any(uses) | interest.any(&words[flat.maybe_from..])
             } else {
@@ -291,6 +335,41 @@ impl Scan {
     }
 }
 
+/// `OpLoad`.
+const OP_LOAD: u16 = spirv::Op::Load as u16;
+/// `OpStore`.
+const OP_STORE: u16 = spirv::Op::Store as u16;
+
+/// [`flat_ids`] of `words`, an instruction of `opcode`; a load's or
+/// store's read without the grammar look-up (they are most of the hits of
+/// a module with a function whose id is 4: their `Aligned 4`).
+#[inline]
+fn flat_ids_of(opcode: u16, words: &[u32]) -> Option<FlatIds> {
+    // (Result, first id read, end of the fixed ids: type, result and
+    // pointer, or pointer and object; then a memory-access mask.)
+    let (result, first_use, fixed_end) = match opcode {
+        OP_LOAD => (2, 3, 4),
+        OP_STORE => (0, 1, 3),
+        _ => return flat_ids(words),
+    };
+    let len = words.len();
+    let flat = |checked_end, maybe_from| FlatIds {
+        result,
+        checked_end,
+        first_use,
+        maybe_from,
+    };
+    if len <= fixed_end {
+        return (len == fixed_end).then(|| flat(len, len));
+    }
+    // A mask whose operands hold no id: `Aligned`'s literal at most.
+    use spirv::MemoryAccess as M;
+    let mask = M::from_bits_retain(words[fixed_end]);
+    let plain = M::VOLATILE | M::ALIGNED | M::NONTEMPORAL | M::NON_PRIVATE_POINTER;
+    let maybe_from = fixed_end + 1 + mask.contains(M::ALIGNED) as usize;
+    (plain.contains(mask) && maybe_from <= len).then(|| flat(fixed_end, maybe_from))
+}
+
 /// The members of `tracked` that the instructions in `words` (whole
 /// instructions, e.g. a rewritten function) read as ids, sorted. Only an
 /// instruction with a word in `tracked` is decoded; an instruction the
@@ -310,7 +389,7 @@ pub(super) fn tracked_mentions_in(
     // that held one.
     let len = |at: usize| (words[at] >> 16).max(1) as usize;
     let mut start = 0;
-    while let Some(p) = words[start..].iter().position(|&x| tracked.contains(x)) {
+    while let Some(p) = tracked.position_in(&words[start..]) {
         let k = start + p;
         let mut at = start;
         let mut end = (at + len(at)).min(words.len());
@@ -404,6 +483,32 @@ mod tests {
                 let want = part.iter().fold(0, |a, &x| a | dense.class(x));
                 assert_eq!(dense.any(part), want, "{from}..{to}");
                 assert_eq!(sparse.any(part), want, "{from}..{to}");
+                assert_eq!(dense.any_short(part), want, "{from}..{to}");
+                assert_eq!(sparse.any_short(part), want, "{from}..{to}");
+            }
+        }
+    }
+
+    /// Loads and stores read without the grammar give what [`flat_ids`]
+    /// gives, whatever their length and memory-access mask.
+    #[test]
+    fn loads_and_stores_read_as_flat_ids_reads_them() {
+        let masks = [0, 1, 2, 3, 4, 6, 8, 0x10, 0x20, 0x22, 0x40, 0xffff_ffff];
+        for opcode in [OP_LOAD, OP_STORE, op::FunctionCall, op::Switch] {
+            for len in 1..9 {
+                for mask in masks {
+                    let mut words = vec![crate::module::header_word(len, opcode)];
+                    words.extend((1..len as u32).map(|k| 100 + k));
+                    let fixed_end = if opcode == OP_LOAD { 4 } else { 3 };
+                    if len > fixed_end {
+                        words[fixed_end] = mask;
+                    }
+                    assert_eq!(
+                        flat_ids_of(opcode, &words),
+                        flat_ids(&words),
+                        "{opcode} {words:?}"
+                    );
+                }
             }
         }
     }
@@ -434,6 +539,44 @@ mod tests {
             assert!(
                 s.fn_refs.is_empty() && !s.needs_rewrite(0) && s.tracked_mentions(0).is_empty()
             );
+        }
+    }
+
+    /// An `OpFunction` is settled without decoding only when its own id
+    /// is its one word of interest: a function type equal to a function
+    /// id is a reference to it, an own id that is a trigger makes the
+    /// function need rewriting, and a load whose only such word is its
+    /// `Aligned 4` records nothing.
+    #[test]
+    fn function_headers_and_aligned_literals_are_read_exactly() {
+        use crate::module::{MAGIC, header_word};
+        let (f, g, trigger) = (4, 5, 6);
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 100, 0];
+        // %4 = OpFunction %1 None %5 (its type word names function %5).
+        w.extend([header_word(5, op::Function), 1, f, 0, g]);
+        w.extend([header_word(2, op::Label), 10]);
+        w.extend([header_word(6, OP_LOAD), 1, 11, 12, 2, f]);
+        w.extend([header_word(5, OP_STORE), 12, 11, 2, f]);
+        let ret = header_word(1, spirv::Op::Return as u16);
+        w.extend([ret, header_word(1, op::FunctionEnd)]);
+        // %5 = OpFunction %1 None %2: nothing of interest but itself.
+        w.extend([header_word(5, op::Function), 1, g, 0, 2]);
+        w.extend([header_word(1, op::FunctionEnd)]);
+        // %6, a trigger as well as a function: it needs rewriting.
+        w.extend([header_word(5, op::Function), 1, trigger, 0, 2]);
+        w.extend([header_word(1, op::FunctionEnd)]);
+        let m = Module::parse(&w).unwrap();
+        let triggers = IdSet::new([trigger], 0);
+        let none = IdSet::default();
+        for module_words in [1 << 20, w.len()] {
+            let interest = Interest::new(&triggers, &[f, g, trigger], &none, module_words);
+            let s = Scan::new(&m, &interest).unwrap();
+            assert_eq!(s.fn_refs, [g]);
+            assert_eq!(
+                (0..3).map(|k| s.needs_rewrite(k)).collect::<Vec<_>>(),
+                [false, false, true]
+            );
+            assert!((0..3).all(|k| s.callees(k).is_empty()));
         }
     }
 }

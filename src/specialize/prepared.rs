@@ -152,7 +152,7 @@ impl<'w> Prepared<'w> {
         }
         let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
-        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
+        let mut pieces = std::mem::take(&mut rewrites.pieces);
         let fate = |f: &FunctionRange| match rewrites.of(a, f.id) {
             _ if is_dead(f.id) => emit::Fate::Removed,
             Some(d) => emit::Fate::Rewritten(d.range.clone()),
@@ -179,12 +179,15 @@ impl<'w> Prepared<'w> {
         rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites {
-            words: Vec::new(),
+            pieces: Pieces::default(),
             done: Vec::new(),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
+        // One rewrite's words with their constants, before they are kept
+        // as an edit list against the input.
+        let mut words = Vec::new();
         for (k, f) in self.m.functions.iter().enumerate() {
             if !a.scan.needs_rewrite(k) {
                 continue;
@@ -192,12 +195,14 @@ impl<'w> Prepared<'w> {
             let name = self.g.function_name(f.id);
             let r = rewrite(k, f, ctx, &name)?;
             // Constants are chosen on first need, in module order.
-            let start = rewrites.words.len();
-            rewrites.words.extend_from_slice(&r.words);
+            words.clear();
+            words.extend_from_slice(&r.words);
             for &(at, b) in &r.constant_uses {
-                rewrites.words[start + at] = ctx.constant(b);
+                words[at] = ctx.constant(b);
             }
-            let range = start..rewrites.words.len();
+            let range = rewrites
+                .pieces
+                .add_function(self.words, f.start..f.end, &words);
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
             // A rewrite shared with other targets is copied from (its
@@ -217,11 +222,7 @@ impl<'w> Prepared<'w> {
                     r.callees.clone()
                 }
             };
-            let tracked = scan::tracked_mentions_in(
-                &rewrites.words[range.clone()],
-                &a.tracked_table_ids,
-                false,
-            )?;
+            let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {
                 rewrites.by_place[place] = rewrites.done.len() as u32;
@@ -338,11 +339,16 @@ impl<'w> Prepared<'w> {
         let kept_mentions = a.kept_mentions(
             m,
             &removed_ids,
-            kept.map(|(k, f)| {
-                let done = rewrites.of(a, f.id);
-                let rewritten = done.map(|d| (&rewrites.words[d.range.clone()], &d.tracked[..]));
-                (k, rewritten)
-            }),
+            kept.map(|(k, f)| (k, rewrites.of(a, f.id).map(|d| &d.tracked[..]))),
+            &|k, out| match rewrites.of(a, m.functions[k].id) {
+                Some(d) => rewrites
+                    .pieces
+                    .function_words(m.words, d.range.clone(), out),
+                None => {
+                    let f = &m.functions[k];
+                    out.extend_from_slice(&m.words[f.start..f.end]);
+                }
+            },
         );
         let table_ids = sweep::removable_table_ids(
             &a.closure,
@@ -363,8 +369,9 @@ pub(super) type RewriteFn<'r> =
 
 /// What the function rewrites of one run produced.
 pub(super) struct Rewrites {
-    /// The new words of every rewritten function, one after the other.
-    words: Vec<u32>,
+    /// The new words of every rewritten function, as edit lists against
+    /// the input, one after the other.
+    pieces: Pieces,
     /// Each rewritten function, in module order.
     done: Vec<Done>,
     /// By place of a function id ([`Analysis::place`]): the index in
@@ -385,7 +392,7 @@ const NONE: u32 = u32::MAX;
 
 /// One function's rewrite.
 struct Done {
-    /// Where its words are in [`Rewrites::words`].
+    /// Where its edit list is in [`Rewrites::pieces`].
     range: std::ops::Range<usize>,
     /// Callees it still calls.
     callees: Vec<u32>,

@@ -196,10 +196,25 @@ impl Pieces {
                 c += 1;
                 continue;
             }
-            // At an instruction's start: one the rewrite deleted, a block
-            // it dropped or moved, or one it changed.
+            // At an instruction's start: one the rewrite changed (a
+            // terminator made unconditional, a phi with fewer pairs), one
+            // it deleted, or a block it dropped or moved.
             let n = len(new, i);
             let this = &new[i..i + n];
+            let opcode = |w: u32| (w & 0xffff) as u16;
+            let here = src.get(c).map_or(0, |&w| opcode(w));
+            if this[0] != LABEL
+                && c < src.len()
+                && (here == opcode(this[0])
+                    || (opcode(this[0]) == op::Branch
+                        && matches!(here, op::BranchConditional | op::Switch)))
+            {
+                // Changed: the input's instruction goes.
+                c += len(src, c);
+                self.push_own(this);
+                i += n;
+                continue;
+            }
             // The first word alone rules out most places.
             let matches =
                 |at: usize| src.get(at) == Some(&this[0]) && src.get(at..at + n) == Some(this);
@@ -232,13 +247,7 @@ impl Pieces {
                     lay_down(&mut self.edits, Kind::Input, at..at + n);
                     c = at + n;
                 }
-                None => {
-                    // Changed in place (same opcode): the input's goes.
-                    if c < src.len() && src[c] & 0xffff == this[0] & 0xffff {
-                        c += len(src, c);
-                    }
-                    self.push_own(this);
-                }
+                None => self.push_own(this),
             }
             i += n;
         }
@@ -346,13 +355,7 @@ pub struct Output<'w> {
 impl<'w> Output<'w> {
     /// The module's words, host order, in pieces to be concatenated.
     pub fn chunks(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        self.pieces
-            .iter()
-            .flat_map(|p| match p.kind() {
-                Kind::Edits => &self.edits[p.range()],
-                _ => std::slice::from_ref(p),
-            })
-            .map(|&p| slice(self.input, &self.own, p))
+        self.flat_pieces().map(|p| slice(self.input, &self.own, p))
     }
 
     /// The module's length in words.
@@ -385,12 +388,65 @@ impl<'w> Output<'w> {
     }
 
     /// The module in one buffer, with its report.
-    pub fn into_specialized(self) -> Specialized {
+    pub fn into_specialized(mut self) -> Specialized {
         Specialized {
-            words: std::sync::Arc::new(self.to_words()),
+            words: std::sync::Arc::new(self.take_words()),
             endian: self.endian,
             report: self.report,
         }
+    }
+
+    /// The module's words in one buffer of exactly their size, made
+    /// without holding the own buffer beside the whole module: the own
+    /// pieces' words are first copied, in output order, to the end of the
+    /// new buffer (zeroed pages the kernel has not yet given, so the rest
+    /// costs nothing until written) and the own buffer is freed; then the
+    /// pieces are written front to back, own ones moved from that tail.
+    ///
+    /// Nothing is overwritten before it is read: when a piece is written
+    /// to `[d, d + n)`, the own words not yet moved lie in `[tail, len)`,
+    /// and they belong to the pieces after it, which fill `[d + n, len)`;
+    /// so `len - tail <= len - (d + n)`, that is `d + n <= tail` (an own
+    /// piece's own source, overlapping its place or not, is moved with
+    /// `copy_within`). Leaves the own buffer empty.
+    fn take_words(&mut self) -> Vec<u32> {
+        let len = self.len_words();
+        let own_len: usize = self
+            .flat_pieces()
+            .filter(|p| p.kind() == Kind::Own)
+            .map(|p| p.len())
+            .sum();
+        let mut words = vec![0u32; len];
+        let mut tail = len - own_len;
+        for p in self.flat_pieces().filter(|p| p.kind() == Kind::Own) {
+            words[tail..tail + p.len()].copy_from_slice(&self.own[p.range()]);
+            tail += p.len();
+        }
+        self.own = Vec::new();
+        let (mut at, mut tail) = (0, len - own_len);
+        for p in self.flat_pieces() {
+            let n = p.len();
+            match p.kind() {
+                Kind::Own => {
+                    words.copy_within(tail..tail + n, at);
+                    tail += n;
+                }
+                _ => words[at..at + n].copy_from_slice(&self.input[p.range()]),
+            }
+            at += n;
+        }
+        words
+    }
+
+    /// The input and own pieces in order (edit lists opened).
+    fn flat_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        self.pieces
+            .iter()
+            .flat_map(|p| match p.kind() {
+                Kind::Edits => &self.edits[p.range()],
+                _ => std::slice::from_ref(p),
+            })
+            .copied()
     }
 }
 
@@ -423,6 +479,29 @@ mod tests {
             out.into_specialized().words(),
             [10, 11, 12, 1, 2, 3, 14, 15, 4]
         );
+    }
+
+    #[test]
+    fn the_one_buffer_is_gathered_whatever_the_order_of_own_words() {
+        // Own words laid down out of their order in the buffer, one range
+        // twice, overlapping ranges, and more own words than the input:
+        // the one buffer is the chunks concatenated.
+        let input = [10, 11, 12];
+        let mut p = Pieces::default();
+        p.own().extend([1, 2, 3, 4, 5, 6, 7]);
+        for (own, input) in [(5..7, 0..1), (0..3, 1..1), (0..3, 2..3), (2..6, 3..3)] {
+            lay_down(&mut p.pieces, Kind::Own, own);
+            p.input(input);
+        }
+        let out = p.finish(&input, Endian::Little, Report::default());
+        let expected = [6, 7, 10, 1, 2, 3, 1, 2, 3, 12, 3, 4, 5, 6];
+        assert_eq!(out.to_words(), expected);
+        assert_eq!(out.into_specialized().words(), expected);
+        // Nothing of its own: the input's words.
+        let mut p = Pieces::default();
+        p.input(0..3);
+        let out = p.finish(&input, Endian::Little, Report::default());
+        assert_eq!(out.into_specialized().words(), input);
     }
 
     #[test]
@@ -501,6 +580,7 @@ mod tests {
         expected.push(input[2]);
         assert_eq!(out.to_words(), expected);
         assert_eq!(out.len_words(), expected.len());
+        assert_eq!(out.into_specialized().words(), expected);
         new.len() - taken
     }
 

@@ -116,6 +116,16 @@ const LABEL: u32 = (2 << 16) | op::Label as u32;
 const LOOKAHEAD: usize = 8;
 
 impl Pieces {
+    /// No pieces yet; room for `own` own words and `edits` pieces of edit
+    /// lists.
+    pub(super) fn with_capacity(own: usize, edits: usize) -> Pieces {
+        Pieces {
+            own: Vec::with_capacity(own),
+            edits: Vec::with_capacity(edits),
+            ..Pieces::default()
+        }
+    }
+
     /// The buffer of new words, to append to; [`Pieces::own_since`] then
     /// lays down what was appended.
     pub(super) fn own(&mut self) -> &mut Vec<u32> {

@@ -179,7 +179,10 @@ impl<'w> Prepared<'w> {
         rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
         let mut rewrites = Rewrites {
-            pieces: Pieces::default(),
+            pieces: {
+                let (module_scope, rewritten) = self.own_words_bound(a);
+                Pieces::with_capacity(module_scope + rewritten, rewritten)
+            },
             done: Vec::new(),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
@@ -234,6 +237,25 @@ impl<'w> Prepared<'w> {
             });
         }
         Ok(rewrites)
+    }
+
+    /// The words of the module scope and of the functions to rewrite, as
+    /// they are in the input: about as many own words and edit-list pieces
+    /// (each at least a word) as the output will hold at most. Reserved up
+    /// front, those buffers are never moved as they grow (a move leaves
+    /// the old copy's pages to the allocator); pages not written cost no
+    /// memory.
+    fn own_words_bound(&self, a: &Analysis) -> (usize, usize) {
+        let m = &self.m;
+        let module_scope = m.functions.first().map_or(self.words.len(), |f| f.start);
+        let rewritten: usize = m
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| a.scan.needs_rewrite(k))
+            .map(|(_, f)| f.end - f.start)
+            .sum();
+        (module_scope, rewritten)
     }
 
     /// Functions no root reaches once the rewrites have dropped dead

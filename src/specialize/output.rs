@@ -107,6 +107,10 @@ pub(super) struct Pieces {
     labels: Vec<(u32, usize)>,
 }
 
+/// How many used-up edit-list pieces [`Output::into_specialized`] lets
+/// gather before it gives their memory back (512 KiB).
+const RELEASE: usize = 1 << 16;
+
 /// The first word of an `OpLabel`.
 const LABEL: u32 = (2 << 16) | op::Label as u32;
 
@@ -408,42 +412,59 @@ impl<'w> Output<'w> {
 
     /// The module's words in one buffer of exactly their size, made
     /// without holding the own buffer beside the whole module: the own
-    /// pieces' words are first copied, in output order, to the end of the
-    /// new buffer (zeroed pages the kernel has not yet given, so the rest
-    /// costs nothing until written) and the own buffer is freed; then the
-    /// pieces are written front to back, own ones moved from that tail.
+    /// pieces' words are first copied, in output order, to the start of
+    /// the new buffer (zeroed pages the kernel has not yet given, so the
+    /// rest costs nothing until written) and the own buffer is freed; then
+    /// the pieces are written back to front, own ones moved from that
+    /// head, and the edit lists are freed as they are used up (when they
+    /// are laid down in the order they were made, as the driver does).
     ///
     /// Nothing is overwritten before it is read: when a piece is written
-    /// to `[d, d + n)`, the own words not yet moved lie in `[tail, len)`,
-    /// and they belong to the pieces after it, which fill `[d + n, len)`;
-    /// so `len - tail <= len - (d + n)`, that is `d + n <= tail` (an own
-    /// piece's own source, overlapping its place or not, is moved with
-    /// `copy_within`). Leaves the own buffer empty.
+    /// to `[d, d + n)`, the own words not yet moved lie in `[0, head)` and
+    /// belong to it and the pieces before it, which fill `[0, d + n)`; the
+    /// pieces before it hold at most `d` of them, so an input piece's
+    /// place is past `head`, and an own piece's source, the last `n` of
+    /// them, ends at or before its place's end (moved with `copy_within`).
+    /// Leaves the output empty.
     fn take_words(&mut self) -> Vec<u32> {
         let len = self.len_words();
-        let own_len: usize = self
-            .flat_pieces()
-            .filter(|p| p.kind() == Kind::Own)
-            .map(|p| p.len())
-            .sum();
         let mut words = vec![0u32; len];
-        let mut tail = len - own_len;
+        let mut head = 0;
         for p in self.flat_pieces().filter(|p| p.kind() == Kind::Own) {
-            words[tail..tail + p.len()].copy_from_slice(&self.own[p.range()]);
-            tail += p.len();
+            words[head..head + p.len()].copy_from_slice(&self.own[p.range()]);
+            head += p.len();
         }
         self.own = Vec::new();
-        let (mut at, mut tail) = (0, len - own_len);
-        for p in self.flat_pieces() {
-            let n = p.len();
-            match p.kind() {
-                Kind::Own => {
-                    words.copy_within(tail..tail + n, at);
-                    tail += n;
+        let in_order = self
+            .pieces
+            .iter()
+            .filter(|p| p.kind() == Kind::Edits)
+            .map(|p| p.range())
+            .is_sorted_by(|a, b| a.end <= b.start);
+        let pieces = std::mem::take(&mut self.pieces);
+        let mut at = len;
+        for top in pieces.iter().rev() {
+            let list = match top.kind() {
+                Kind::Edits => &self.edits[top.range()],
+                _ => std::slice::from_ref(top),
+            };
+            for p in list.iter().rev() {
+                let n = p.len();
+                at -= n;
+                match p.kind() {
+                    Kind::Own => {
+                        head -= n;
+                        words.copy_within(head..head + n, at);
+                    }
+                    _ => words[at..at + n].copy_from_slice(&self.input[p.range()]),
                 }
-                _ => words[at..at + n].copy_from_slice(&self.input[p.range()]),
             }
-            at += n;
+            if in_order && top.kind() == Kind::Edits {
+                self.edits.truncate(top.start());
+                if self.edits.capacity() - self.edits.len() >= RELEASE {
+                    self.edits.shrink_to_fit();
+                }
+            }
         }
         words
     }
@@ -507,6 +528,28 @@ mod tests {
         let expected = [6, 7, 10, 1, 2, 3, 1, 2, 3, 12, 3, 4, 5, 6];
         assert_eq!(out.to_words(), expected);
         assert_eq!(out.into_specialized().words(), expected);
+        // Edit lists laid down in the order they were made (freed as
+        // they are used up), and out of it, one twice (kept to the end).
+        let module: Vec<u32> = (100..140).collect();
+        let f1: Vec<u32> = [&module[0..6], &[1, 2], &module[8..12]].concat();
+        let f2: Vec<u32> = [&[3][..], &module[20..30], &[4, 5]].concat();
+        for order in [[0, 1, 1], [1, 0, 0], [0, 1, 0]] {
+            let mut p = Pieces::default();
+            let lists = [
+                p.add_function(&module, 0..12, &f1),
+                p.add_function(&module, 20..30, &f2),
+            ];
+            let mut expected = Vec::new();
+            for (k, &f) in order.iter().enumerate() {
+                p.input(30 + k..31 + k);
+                expected.push(module[30 + k]);
+                p.function(lists[f].clone());
+                expected.extend_from_slice([&f1, &f2][f]);
+            }
+            let out = p.finish(&module, Endian::Little, Report::default());
+            assert_eq!(out.to_words(), expected);
+            assert_eq!(out.into_specialized().words(), expected);
+        }
         // Nothing of its own: the input's words.
         let mut p = Pieces::default();
         p.input(0..3);

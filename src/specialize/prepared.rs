@@ -155,7 +155,7 @@ impl<'w> Prepared<'w> {
         let mut pieces = std::mem::take(&mut rewrites.pieces);
         let fate = |f: &FunctionRange| match rewrites.of(a, f.id) {
             _ if is_dead(f.id) => emit::Fate::Removed,
-            Some(d) => emit::Fate::Rewritten(d.range.clone()),
+            Some(d) => emit::Fate::Rewritten(d.edits.clone()),
             None => emit::Fate::Kept,
         };
         let plan = emit::Plan {
@@ -178,12 +178,22 @@ impl<'w> Prepared<'w> {
         report: &mut Report,
         rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
+        let to_rewrite = || {
+            self.m
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| a.scan.needs_rewrite(k))
+                .map(|(_, f)| f)
+        };
         let mut rewrites = Rewrites {
             pieces: {
                 let (module_scope, rewritten) = self.own_words_bound(a);
                 Pieces::with_capacity(module_scope + rewritten, rewritten)
             },
-            done: Vec::new(),
+            done: Vec::with_capacity(to_rewrite().count()),
+            // Rewrites only drop calls.
+            ids: Vec::with_capacity(to_rewrite().map(|f| a.callees(f.id).len()).sum()),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
@@ -210,30 +220,32 @@ impl<'w> Prepared<'w> {
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
             // A rewrite shared with other targets is copied from (its
             // chain definitions only when a message needs them).
-            let callees = match Arc::try_unwrap(r) {
+            let ids_start = rewrites.ids.len();
+            rewrites.ids.extend_from_slice(&r.callees);
+            let callees = r.callees.len();
+            match Arc::try_unwrap(r) {
                 Ok(r) => {
                     if !r.bad_uses.is_empty() {
                         rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
                     }
-                    r.callees
                 }
                 Err(r) => {
                     if !r.bad_uses.is_empty() {
                         let bad = (r.bad_uses.clone(), r.chain_defs.clone());
                         rewrites.bad.push((f.id, bad.0, bad.1));
                     }
-                    r.callees.clone()
                 }
-            };
+            }
             let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
+            rewrites.ids.extend_from_slice(&tracked);
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {
                 rewrites.by_place[place] = rewrites.done.len() as u32;
             }
             rewrites.done.push(Done {
-                range,
+                edits: range,
+                ids: ids_start..rewrites.ids.len(),
                 callees,
-                tracked,
             });
         }
         Ok(rewrites)
@@ -262,7 +274,7 @@ impl<'w> Prepared<'w> {
     /// calls, by place in `a.function_ids` ([`Analysis::place`]).
     fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> Vec<bool> {
         let callees = |f: u32| match rewrites.of(a, f) {
-            Some(d) => d.callees.as_slice(),
+            Some(d) => rewrites.callees(d),
             None => a.callees(f),
         };
         sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees)
@@ -361,11 +373,11 @@ impl<'w> Prepared<'w> {
         let kept_mentions = a.kept_mentions(
             m,
             &removed_ids,
-            kept.map(|(k, f)| (k, rewrites.of(a, f.id).map(|d| &d.tracked[..]))),
+            kept.map(|(k, f)| (k, rewrites.of(a, f.id).map(|d| rewrites.tracked(d)))),
             &|k, out| match rewrites.of(a, m.functions[k].id) {
                 Some(d) => rewrites
                     .pieces
-                    .function_words(m.words, d.range.clone(), out),
+                    .function_words(m.words, d.edits.clone(), out),
                 None => {
                     let f = &m.functions[k];
                     out.extend_from_slice(&m.words[f.start..f.end]);
@@ -396,6 +408,9 @@ pub(super) struct Rewrites {
     pieces: Pieces,
     /// Each rewritten function, in module order.
     done: Vec<Done>,
+    /// The callees, then the tracked mentions, of each rewritten
+    /// function, one after the other ([`Done::ids`]).
+    ids: Vec<u32>,
     /// By place of a function id ([`Analysis::place`]): the index in
     /// `done` of the last rewrite of a function of that id, or [`NONE`].
     by_place: Vec<u32>,
@@ -415,11 +430,12 @@ const NONE: u32 = u32::MAX;
 /// One function's rewrite.
 struct Done {
     /// Where its edit list is in [`Rewrites::pieces`].
-    range: std::ops::Range<usize>,
-    /// Callees it still calls.
-    callees: Vec<u32>,
-    /// Table-closure ids it still mentions.
-    tracked: Vec<u32>,
+    edits: std::ops::Range<usize>,
+    /// Where its ids are in [`Rewrites::ids`]: the callees it still calls,
+    /// then the table-closure ids it still mentions.
+    ids: std::ops::Range<usize>,
+    /// How many of `ids` are callees.
+    callees: usize,
 }
 
 impl Rewrites {
@@ -428,6 +444,16 @@ impl Rewrites {
     fn of(&self, a: &Analysis, f: u32) -> Option<&Done> {
         let k = *self.by_place.get(a.place(f)?)?;
         self.done.get(k as usize)
+    }
+
+    /// The callees rewrite `d` still calls.
+    fn callees(&self, d: &Done) -> &[u32] {
+        &self.ids[d.ids.start..d.ids.start + d.callees]
+    }
+
+    /// The table-closure ids rewrite `d` still mentions.
+    fn tracked(&self, d: &Done) -> &[u32] {
+        &self.ids[d.ids.start + d.callees..d.ids.end]
     }
 }
 

@@ -111,34 +111,37 @@ impl Analysis {
     /// The ids of `closure` that kept functions mention, for
     /// `sweep::removable_table_ids`. `kept` gives the place in
     /// `m.functions` of each function that stays, with, when it was
-    /// rewritten, its new words and their mentions of `tracked_table_ids`
-    /// (`scan::tracked_mentions_in`). Only mentions of `tracked_table_ids` can decide
-    /// anything, unless a pin went: when `removed` (the ids removed before
-    /// the table sweep) holds one, which only a module that defines an id
-    /// twice can make happen, the mentions of the whole closure are
-    /// gathered from the words instead, so the sweep decides as it would
-    /// with every closure id tracked.
+    /// rewritten, its new words' mentions of `tracked_table_ids`
+    /// (`scan::tracked_mentions_in`); `words_of(k, out)` appends the words
+    /// of function `k` as they are written (new or kept). Only mentions of
+    /// `tracked_table_ids` can decide anything, unless a pin went: when
+    /// `removed` (the ids removed before the table sweep) holds one, which
+    /// only a module that defines an id twice can make happen, the
+    /// mentions of the whole closure are gathered from the words instead,
+    /// so the sweep decides as it would with every closure id tracked.
     pub(super) fn kept_mentions<'r>(
         &self,
         m: &Module<'_>,
         removed: &IdBits,
-        kept: impl Iterator<Item = (usize, Option<(&'r [u32], &'r [u32])>)>,
+        kept: impl Iterator<Item = (usize, Option<&'r [u32]>)>,
+        words_of: &dyn Fn(usize, &mut Vec<u32>),
     ) -> IdBits {
         let mut out = IdBits::new(m.bound(), m.words.len());
         if !self.pins.iter().any(|&p| removed.contains(p)) {
             for (k, rewritten) in kept {
                 match rewritten {
-                    Some((_, tracked)) => out.extend(tracked.iter().copied()),
+                    Some(tracked) => out.extend(tracked.iter().copied()),
                     None => out.extend(self.scan.tracked_mentions(k).iter().copied()),
                 }
             }
             return out;
         }
         let all = IdSet::new(self.closure.iter().copied(), m.words.len());
-        for (k, rewritten) in kept {
-            let f = &m.functions[k];
-            let words = rewritten.map_or(&m.words[f.start..f.end], |(w, _)| w);
-            let ids = scan::tracked_mentions_in(words, &all, true).unwrap_or_default();
+        let mut words = Vec::new();
+        for (k, _) in kept {
+            words.clear();
+            words_of(k, &mut words);
+            let ids = scan::tracked_mentions_in(&words, &all, true).unwrap_or_default();
             out.extend(ids);
         }
         out

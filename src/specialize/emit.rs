@@ -36,8 +36,8 @@ pub(super) enum Fate {
     Kept,
     /// It goes.
     Removed,
-    /// Its new words are this range of the buffer of new words that
-    /// [`emit`] is given.
+    /// Its new words are the edit list at this range of the [`Pieces`]
+    /// that [`emit`] is given ([`Pieces::add_function`]).
     Rewritten(Range<usize>),
 }
 
@@ -83,8 +83,8 @@ pub(super) fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usi
     out
 }
 
-/// Lays down the output's words; `out`'s buffer already holds the
-/// rewritten functions' words (`plan.rewritten`).
+/// Lays down the output's words; `out` already holds the rewritten
+/// functions' edit lists (see [`Fate::Rewritten`]).
 pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces) {
     let words = m.words;
     let start = out.own().len();
@@ -188,7 +188,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
         match (plan.fate)(f) {
             Fate::Kept => out.input(f.start..f.end),
             Fate::Removed => {}
-            Fate::Rewritten(new) => out.own_range(new),
+            Fate::Rewritten(edits) => out.function(edits),
         }
     }
 }

@@ -152,10 +152,10 @@ impl<'w> Prepared<'w> {
         }
         let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
-        let mut pieces = Pieces::with_own(std::mem::take(&mut rewrites.words));
+        let mut pieces = std::mem::take(&mut rewrites.pieces);
         let fate = |f: &FunctionRange| match rewrites.of(a, f.id) {
             _ if is_dead(f.id) => emit::Fate::Removed,
-            Some(d) => emit::Fate::Rewritten(d.range.clone()),
+            Some(d) => emit::Fate::Rewritten(d.edits.clone()),
             None => emit::Fate::Kept,
         };
         let plan = emit::Plan {
@@ -178,13 +178,29 @@ impl<'w> Prepared<'w> {
         report: &mut Report,
         rewrite: &mut RewriteFn<'_>,
     ) -> Result<Rewrites> {
+        let to_rewrite = || {
+            self.m
+                .functions
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| a.scan.needs_rewrite(k))
+                .map(|(_, f)| f)
+        };
         let mut rewrites = Rewrites {
-            words: Vec::new(),
-            done: Vec::new(),
+            pieces: {
+                let (module_scope, rewritten) = self.own_words_bound(a);
+                Pieces::with_capacity(module_scope + rewritten, rewritten)
+            },
+            done: Vec::with_capacity(to_rewrite().count()),
+            // Rewrites only drop calls.
+            ids: Vec::with_capacity(to_rewrite().map(|f| a.callees(f.id).len()).sum()),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
+        // One rewrite's words with their constants, before they are kept
+        // as an edit list against the input.
+        let mut words = Vec::new();
         for (k, f) in self.m.functions.iter().enumerate() {
             if !a.scan.needs_rewrite(k) {
                 continue;
@@ -192,54 +208,73 @@ impl<'w> Prepared<'w> {
             let name = self.g.function_name(f.id);
             let r = rewrite(k, f, ctx, &name)?;
             // Constants are chosen on first need, in module order.
-            let start = rewrites.words.len();
-            rewrites.words.extend_from_slice(&r.words);
+            words.clear();
+            words.extend_from_slice(&r.words);
             for &(at, b) in &r.constant_uses {
-                rewrites.words[start + at] = ctx.constant(b);
+                words[at] = ctx.constant(b);
             }
-            let range = start..rewrites.words.len();
+            let range = rewrites
+                .pieces
+                .add_function(self.words, f.start..f.end, &words);
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
             // A rewrite shared with other targets is copied from (its
             // chain definitions only when a message needs them).
-            let callees = match Arc::try_unwrap(r) {
+            let ids_start = rewrites.ids.len();
+            rewrites.ids.extend_from_slice(&r.callees);
+            let callees = r.callees.len();
+            match Arc::try_unwrap(r) {
                 Ok(r) => {
                     if !r.bad_uses.is_empty() {
                         rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
                     }
-                    r.callees
                 }
                 Err(r) => {
                     if !r.bad_uses.is_empty() {
                         let bad = (r.bad_uses.clone(), r.chain_defs.clone());
                         rewrites.bad.push((f.id, bad.0, bad.1));
                     }
-                    r.callees.clone()
                 }
-            };
-            let tracked = scan::tracked_mentions_in(
-                &rewrites.words[range.clone()],
-                &a.tracked_table_ids,
-                false,
-            )?;
+            }
+            let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
+            rewrites.ids.extend_from_slice(&tracked);
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {
                 rewrites.by_place[place] = rewrites.done.len() as u32;
             }
             rewrites.done.push(Done {
-                range,
+                edits: range,
+                ids: ids_start..rewrites.ids.len(),
                 callees,
-                tracked,
             });
         }
         Ok(rewrites)
+    }
+
+    /// The words of the module scope and of the functions to rewrite, as
+    /// they are in the input: about as many own words and edit-list pieces
+    /// (each at least a word) as the output will hold at most. Reserved up
+    /// front, those buffers are never moved as they grow (a move leaves
+    /// the old copy's pages to the allocator); pages not written cost no
+    /// memory.
+    fn own_words_bound(&self, a: &Analysis) -> (usize, usize) {
+        let m = &self.m;
+        let module_scope = m.functions.first().map_or(self.words.len(), |f| f.start);
+        let rewritten: usize = m
+            .functions
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| a.scan.needs_rewrite(k))
+            .map(|(_, f)| f.end - f.start)
+            .sum();
+        (module_scope, rewritten)
     }
 
     /// Functions no root reaches once the rewrites have dropped dead
     /// calls, by place in `a.function_ids` ([`Analysis::place`]).
     fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> Vec<bool> {
         let callees = |f: u32| match rewrites.of(a, f) {
-            Some(d) => d.callees.as_slice(),
+            Some(d) => rewrites.callees(d),
             None => a.callees(f),
         };
         sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees)
@@ -338,11 +373,16 @@ impl<'w> Prepared<'w> {
         let kept_mentions = a.kept_mentions(
             m,
             &removed_ids,
-            kept.map(|(k, f)| {
-                let done = rewrites.of(a, f.id);
-                let rewritten = done.map(|d| (&rewrites.words[d.range.clone()], &d.tracked[..]));
-                (k, rewritten)
-            }),
+            kept.map(|(k, f)| (k, rewrites.of(a, f.id).map(|d| rewrites.tracked(d)))),
+            &|k, out| match rewrites.of(a, m.functions[k].id) {
+                Some(d) => rewrites
+                    .pieces
+                    .function_words(m.words, d.edits.clone(), out),
+                None => {
+                    let f = &m.functions[k];
+                    out.extend_from_slice(&m.words[f.start..f.end]);
+                }
+            },
         );
         let table_ids = sweep::removable_table_ids(
             &a.closure,
@@ -363,10 +403,14 @@ pub(super) type RewriteFn<'r> =
 
 /// What the function rewrites of one run produced.
 pub(super) struct Rewrites {
-    /// The new words of every rewritten function, one after the other.
-    words: Vec<u32>,
+    /// The new words of every rewritten function, as edit lists against
+    /// the input, one after the other.
+    pieces: Pieces,
     /// Each rewritten function, in module order.
     done: Vec<Done>,
+    /// The callees, then the tracked mentions, of each rewritten
+    /// function, one after the other ([`Done::ids`]).
+    ids: Vec<u32>,
     /// By place of a function id ([`Analysis::place`]): the index in
     /// `done` of the last rewrite of a function of that id, or [`NONE`].
     by_place: Vec<u32>,
@@ -385,12 +429,13 @@ const NONE: u32 = u32::MAX;
 
 /// One function's rewrite.
 struct Done {
-    /// Where its words are in [`Rewrites::words`].
-    range: std::ops::Range<usize>,
-    /// Callees it still calls.
-    callees: Vec<u32>,
-    /// Table-closure ids it still mentions.
-    tracked: Vec<u32>,
+    /// Where its edit list is in [`Rewrites::pieces`].
+    edits: std::ops::Range<usize>,
+    /// Where its ids are in [`Rewrites::ids`]: the callees it still calls,
+    /// then the table-closure ids it still mentions.
+    ids: std::ops::Range<usize>,
+    /// How many of `ids` are callees.
+    callees: usize,
 }
 
 impl Rewrites {
@@ -399,6 +444,16 @@ impl Rewrites {
     fn of(&self, a: &Analysis, f: u32) -> Option<&Done> {
         let k = *self.by_place.get(a.place(f)?)?;
         self.done.get(k as usize)
+    }
+
+    /// The callees rewrite `d` still calls.
+    fn callees(&self, d: &Done) -> &[u32] {
+        &self.ids[d.ids.start..d.ids.start + d.callees]
+    }
+
+    /// The table-closure ids rewrite `d` still mentions.
+    fn tracked(&self, d: &Done) -> &[u32] {
+        &self.ids[d.ids.start + d.callees..d.ids.end]
     }
 }
 

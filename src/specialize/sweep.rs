@@ -13,7 +13,7 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::{Globals, names_only_its_target};
+use crate::globals::{Globals, definition_ids, names_only_its_target};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
@@ -201,8 +201,10 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
     let mut seen = IdBits::new(m.bound(), m.words.len());
     // Each member with its definition's position (0 for a variable
     // without one, then alone).
-    let mut found: Vec<(usize, u32)> = Vec::new();
-    let mut stack = vec![table.variable];
+    // (Room for the closure of a typical table: a string's bytes.)
+    let mut found: Vec<(usize, u32)> = Vec::with_capacity(128);
+    let mut stack = Vec::with_capacity(128);
+    stack.push(table.variable);
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {
             continue;
@@ -213,9 +215,21 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
         };
         found.push((inst.at, id));
         let w = m.inst_words(inst);
+        let mut reads = |x: u32| {
+            if g.defs.contains(x) {
+                stack.push(x);
+            }
+        };
+        if let Some((typed, _, uses)) = definition_ids(w) {
+            if typed {
+                reads(w[1]);
+            }
+            w[uses].iter().for_each(|&x| reads(x));
+            continue;
+        }
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-            if matches!(role, Role::Use | Role::ResultType) && g.defs.contains(w[pos]) {
-                stack.push(w[pos]);
+            if matches!(role, Role::Use | Role::ResultType) {
+                reads(w[pos]);
             }
         });
     }
@@ -252,7 +266,10 @@ impl TableReaders {
 /// Finds the module-scope readers of `closure`.
 pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
     let candidates = IdSet::new(closure.iter().copied(), m.words.len());
-    let mut r = TableReaders::default();
+    let mut r = TableReaders {
+        by_result: Vec::with_capacity(2 * closure.len()),
+        anonymous: Vec::new(),
+    };
     for inst in m.globals() {
         let w = m.inst_words(inst);
         // Only an instruction with a closure id among its words can read
@@ -275,6 +292,16 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
                 .iter()
                 .all(|&x| x == table_variable || !candidates.contains(x))
         {
+            continue;
+        }
+        if let Some((typed, _, uses)) = definition_ids(w)
+            && let Some(res) = result
+        {
+            // (Read without the grammar walk: a result type and uses.)
+            let read = (if typed { 1..2 } else { 1..1 }).chain(uses);
+            for x in read.map(|pos| w[pos]).filter(|&x| candidates.contains(x)) {
+                r.by_result.push((x as u64) << 32 | res as u64);
+            }
             continue;
         }
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
@@ -331,7 +358,10 @@ impl TableTracking {
         // `removable_table_ids` with no function mentioning anything and
         // every id removed but the pins: what stays then always stays.
         let mut gone = Gone::new(closure, table_variable);
-        let mut tt = TableTracking::default();
+        let mut tt = TableTracking {
+            tracked: Vec::with_capacity(closure.len()),
+            pins: Vec::new(),
+        };
         for &id in closure.iter().rev() {
             if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {
                 continue;
@@ -356,41 +386,31 @@ impl TableTracking {
     }
 }
 
-/// Which of the table's closure and variable go: only those ids can, so a
-/// flag by place among them sorted (no hashing).
-struct Gone {
-    /// The closure's ids and the variable, sorted, each once.
-    ids: Vec<u32>,
-    /// Whether each of `ids` goes.
-    flags: Vec<bool>,
-}
+/// Which of the table's closure and variable go (only those ids can): a
+/// bit per id, for ids up to 32 per closure member (the closure's ids are
+/// mostly small; any beyond that are hashed), so a reader is looked up
+/// without a search.
+struct Gone(IdBits);
 
 impl Gone {
     /// Nothing gone but the variable.
     fn new(closure: &[u32], table_variable: u32) -> Gone {
-        let mut ids = Vec::with_capacity(closure.len() + 1);
-        ids.extend_from_slice(closure);
-        ids.push(table_variable);
-        ids.sort_unstable();
-        ids.dedup();
-        let mut gone = Gone {
-            flags: vec![false; ids.len()],
-            ids,
-        };
+        let largest = closure.iter().fold(table_variable, |a, &b| a.max(b));
+        let mut gone = Gone(IdBits::new(largest.saturating_add(1), closure.len() + 1));
         gone.insert(table_variable);
         gone
     }
 
     /// Marks closure id (or the variable) `id` as gone.
+    #[inline]
     fn insert(&mut self, id: u32) {
-        if let Ok(k) = self.ids.binary_search(&id) {
-            self.flags[k] = true;
-        }
+        self.0.insert(id);
     }
 
     /// True when `id` goes.
+    #[inline]
     fn contains(&self, id: u32) -> bool {
-        self.ids.binary_search(&id).is_ok_and(|k| self.flags[k])
+        self.0.contains(id)
     }
 }
 

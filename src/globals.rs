@@ -236,7 +236,7 @@ impl Globals {
         if let Some(n) = self.name(id) {
             return n.to_string();
         }
-        if let Some((_, n)) = self.linkage_names().find(|&(t, _)| t == id) {
+        if let Some(n) = self.strings.linkage_name(id) {
             return n.to_string();
         }
         // (Digits by hand: `format!` costs some thousand instructions, and
@@ -306,6 +306,9 @@ struct Strings {
     /// `(id, its string in text)` of each `LinkageAttributes` decoration,
     /// in module order.
     linkage_names: Vec<(u32, Range<usize>)>,
+    /// Index into `linkage_names` of each id's first, by id (filled by
+    /// [`Strings::finish`]).
+    linkage_by_id: Vec<u32>,
 }
 
 impl Strings {
@@ -336,8 +339,15 @@ impl Strings {
         Ok((start..self.text.len(), n))
     }
 
-    /// Sorts the names by id, keeping each id's last.
+    /// Sorts the names by id, keeping each id's last, and indexes the
+    /// linkage names by id, each id's first.
     fn finish(&mut self) {
+        let ids = &self.linkage_names;
+        self.linkage_by_id = (0..ids.len() as u32).collect();
+        // A stable sort keeps an id's linkage names in module order.
+        self.linkage_by_id.sort_by_key(|&k| ids[k as usize].0);
+        self.linkage_by_id
+            .dedup_by_key(|k| self.linkage_names[*k as usize].0);
         // A stable sort keeps an id's names in module order.
         self.names.sort_by_key(|(id, _)| *id);
         self.names.dedup_by(|later, kept| {
@@ -353,6 +363,16 @@ impl Strings {
     fn name(&self, id: u32) -> Option<&str> {
         let k = self.names.binary_search_by_key(&id, |(t, _)| *t).ok()?;
         Some(&self.text[self.names[k].1.clone()])
+    }
+
+    /// The first linkage name of `id`.
+    fn linkage_name(&self, id: u32) -> Option<&str> {
+        let list = &self.linkage_names;
+        let k = self
+            .linkage_by_id
+            .binary_search_by_key(&id, |&k| list[k as usize].0)
+            .ok()?;
+        Some(&self.text[list[self.linkage_by_id[k] as usize].1.clone()])
     }
 
     /// `list`'s `(id, string)` pairs.
@@ -554,6 +574,28 @@ mod tests {
             }
         }
         assert_eq!(taken, 28, "every layout and length above was compared");
+    }
+
+    /// A function without an `OpName` is named by its first linkage name
+    /// in module order, found by id.
+    #[test]
+    fn functions_are_named_by_their_first_linkage_name() {
+        let word = |s: &[u8; 4]| u32::from_le_bytes(*s);
+        let words = [word(b"a\0\0\0"), word(b"b\0\0\0"), word(b"c\0\0\0")];
+        let mut g = Globals::default();
+        for (id, at) in [(9, 0), (5, 1), (9, 2), (2, 2)] {
+            let (s, _) = g.strings.push(&words, at, at + 1).expect("a string");
+            g.strings.linkage_names.push((id, s));
+        }
+        let (s, _) = g.strings.push(&words, 2, 3).expect("a string");
+        g.strings.names.push((5, s));
+        g.strings.finish();
+        assert_eq!(g.function_name(9), "a");
+        assert_eq!(g.function_name(5), "c", "the OpName comes first");
+        assert_eq!(g.function_name(2), "c");
+        assert_eq!(g.function_name(3), "%3");
+        let linkage: Vec<_> = g.linkage_names().collect();
+        assert_eq!(linkage, [(9, "a"), (5, "b"), (9, "c"), (2, "c")]);
     }
 
     #[test]

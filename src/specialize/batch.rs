@@ -166,7 +166,9 @@ fn group_outputs(
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
         .map(|out| {
-            let s = out.into_specialized();
+            let mut s = out.into_specialized();
+            // (Each target's report takes its own predicates: none to copy.)
+            s.report.predicates = Vec::new();
             (s.words, s.report)
         });
         let k = finished.fetch_add(1, Ordering::Relaxed);

@@ -18,6 +18,11 @@ const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
 const DEC_LINKAGE: u32 = spirv::Decoration::LinkageAttributes as u32;
 /// `LinkageType::Export`.
 const LINK_EXPORT: u32 = spirv::LinkageType::Export as u32;
+/// `OpTypeVoid`, `OpTypeVector`, `OpTypeFunction` (not among the opcodes
+/// of [`op`]).
+const TYPE_VOID: u16 = spirv::Op::TypeVoid as u16;
+const TYPE_VECTOR: u16 = spirv::Op::TypeVector as u16;
+const TYPE_FUNCTION: u16 = spirv::Op::TypeFunction as u16;
 
 /// Index of the module-level instructions.
 #[derive(Debug, Default)]
@@ -46,9 +51,12 @@ impl Globals {
     pub fn scan(m: &Module<'_>) -> Result<Globals> {
         let mut g = Globals::default();
         let mut defs = DefsBuilder::default();
-        // (Room for the strings of a small module, in one allocation each.)
-        let mut scratch = Vec::with_capacity(256);
+        // (Room for the strings and definitions of a small module, in one
+        // allocation each; every module-level instruction defines one id
+        // at most.)
         g.strings.text.reserve(1024);
+        g.strings.names.reserve(32);
+        defs.defs.reserve_exact(m.globals().len());
         let w = m.words;
         let bound = m.bound();
         let id_ok = |id: u32| id != 0 && id < bound;
@@ -78,7 +86,7 @@ impl Globals {
             }
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
-                    let (s, _) = g.strings.push(w, inst.at + 2, inst.end(), &mut scratch)?;
+                    let (s, _) = g.strings.push(w, inst.at + 2, inst.end())?;
                     g.strings.names.push((words[1], s));
                 }
                 op::Decorate if inst.len >= 3 => {
@@ -86,8 +94,7 @@ impl Globals {
                     match words[2] {
                         DEC_SPEC_ID if inst.len >= 4 => g.spec_ids.push((target, words[3], inst)),
                         DEC_LINKAGE if inst.len >= 5 => {
-                            let (s, n) =
-                                g.strings.push(w, inst.at + 3, inst.end(), &mut scratch)?;
+                            let (s, n) = g.strings.push(w, inst.at + 3, inst.end())?;
                             if let Some(&ty) = words.get(3 + n) {
                                 if ty == LINK_EXPORT {
                                     g.exported.insert(target);
@@ -127,8 +134,9 @@ impl Globals {
     }
 
     /// The generic scan's work on the most frequent well-formed module-level
-    /// instructions (entry points, `SpecId` decorations, boolean constants),
-    /// without walking the grammar: true when `words` (`inst`'s) is one of
+    /// instructions (entry points, `SpecId` decorations, boolean constants,
+    /// names, and the definitions of [`definition_ids`]), without walking
+    /// the grammar: true when `words` (`inst`'s) is one of
     /// them, with every id in range, and has been recorded. Anything else,
     /// and every error, is left to the generic scan, which then says
     /// exactly what is wrong.
@@ -169,7 +177,26 @@ impl Globals {
                 }
                 true
             }
-            _ => false,
+            op::Name if names_only_its_target(words) && id_ok(words[1]) => {
+                // (A well-formed string cannot fail to decode.)
+                let Ok((s, _)) = self.strings.push(words, 2, words.len()) else {
+                    return false;
+                };
+                self.strings.names.push((words[1], s));
+                true
+            }
+            _ => {
+                let Some((typed, result, uses)) = definition_ids(words) else {
+                    return false;
+                };
+                let ids_ok = (!typed || id_ok(words[1]))
+                    && id_ok(words[result])
+                    && words[uses].iter().all(|&x| id_ok(x));
+                if ids_ok {
+                    defs.push(words[result], inst);
+                }
+                ids_ok
+            }
         }
     }
 
@@ -209,7 +236,7 @@ impl Globals {
         if let Some(n) = self.name(id) {
             return n.to_string();
         }
-        if let Some((_, n)) = self.linkage_names().find(|&(t, _)| t == id) {
+        if let Some(n) = self.strings.linkage_name(id) {
             return n.to_string();
         }
         // (Digits by hand: `format!` costs some thousand instructions, and
@@ -229,6 +256,30 @@ impl Globals {
         name.extend(digits[k..].iter().map(|&d| d as char));
         name
     }
+}
+
+/// The ids of a frequent module-scope definition (a type, constant or
+/// variable of the common layouts), read off its opcode and length without
+/// the grammar walk: `(whether word 1 is a result type, the result's
+/// word, the words of the ids it reads)`, exactly as [`for_each_id`]
+/// reports them ([`Role::ResultType`](crate::operands::Role), `Result`,
+/// `Use`; nothing else). `None` for any other instruction or length.
+#[inline]
+pub(crate) fn definition_ids(words: &[u32]) -> Option<(bool, usize, Range<usize>)> {
+    let len = words.len();
+    let (typed, result, uses) = match ((words[0] & 0xffff) as u16, len) {
+        (TYPE_VOID, 2) | (op::TypeFloat, 3) => (false, 1, 2..2),
+        (TYPE_VECTOR, 4) => (false, 1, 2..3),
+        (op::TypePointer, 4) => (false, 1, 3..4),
+        (op::TypeArray, 4) => (false, 1, 2..4),
+        (TYPE_FUNCTION, 3..) => (false, 1, 2..len),
+        (op::Constant, 4..) => (true, 2, 3..3),
+        (op::ConstantNull, 3) => (true, 2, 3..3),
+        (op::ConstantComposite, 3..) => (true, 2, 3..len),
+        (op::Variable, 4 | 5) => (true, 2, 4..len),
+        _ => return None,
+    };
+    Some((typed, result, uses))
 }
 
 /// True when `words` is a well-formed `OpName` or `OpDecorate`: its only id
@@ -255,46 +306,48 @@ struct Strings {
     /// `(id, its string in text)` of each `LinkageAttributes` decoration,
     /// in module order.
     linkage_names: Vec<(u32, Range<usize>)>,
+    /// Index into `linkage_names` of each id's first, by id (filled by
+    /// [`Strings::finish`]).
+    linkage_by_id: Vec<u32>,
 }
 
 impl Strings {
     /// Decodes the literal string starting at word index `at` of an
     /// instruction ending at word index `end` (as [`literal_string`], the
-    /// error included) into `text`, with `scratch` as the buffer for its
-    /// bytes: its place in `text` and the number of words it takes.
-    fn push(
-        &mut self,
-        words: &[u32],
-        at: usize,
-        end: usize,
-        scratch: &mut Vec<u8>,
-    ) -> Result<(Range<usize>, usize)> {
+    /// error included) into `text`: its place in `text` and the number of
+    /// words it takes. On a little-endian host the string's bytes are read
+    /// in place (no copy before the UTF-8 check).
+    fn push(&mut self, words: &[u32], at: usize, end: usize) -> Result<(Range<usize>, usize)> {
         let n = literal_string_words(words, at, end).ok_or_else(|| {
             binary(
                 at * 4,
                 "literal string has no terminating NUL within its instruction",
             )
         })?;
-        scratch.clear();
-        for w in &words[at..at + n] {
-            scratch.extend_from_slice(&w.to_le_bytes());
-        }
-        let len = scratch
-            .iter()
-            .position(|&b| b == 0)
-            .unwrap_or(scratch.len());
+        let raw = &words[at..at + n];
+        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
+            std::borrow::Cow::Borrowed(bytemuck::cast_slice(raw))
+        } else {
+            std::borrow::Cow::Owned(raw.iter().flat_map(|w| w.to_le_bytes()).collect())
+        };
+        let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
         let start = self.text.len();
-        match std::str::from_utf8(&scratch[..len]) {
+        match std::str::from_utf8(&bytes[..len]) {
             Ok(s) => self.text.push_str(s),
-            Err(_) => self
-                .text
-                .push_str(&String::from_utf8_lossy(&scratch[..len])),
+            Err(_) => self.text.push_str(&String::from_utf8_lossy(&bytes[..len])),
         }
         Ok((start..self.text.len(), n))
     }
 
-    /// Sorts the names by id, keeping each id's last.
+    /// Sorts the names by id, keeping each id's last, and indexes the
+    /// linkage names by id, each id's first.
     fn finish(&mut self) {
+        let ids = &self.linkage_names;
+        self.linkage_by_id = (0..ids.len() as u32).collect();
+        // A stable sort keeps an id's linkage names in module order.
+        self.linkage_by_id.sort_by_key(|&k| ids[k as usize].0);
+        self.linkage_by_id
+            .dedup_by_key(|k| self.linkage_names[*k as usize].0);
         // A stable sort keeps an id's names in module order.
         self.names.sort_by_key(|(id, _)| *id);
         self.names.dedup_by(|later, kept| {
@@ -310,6 +363,16 @@ impl Strings {
     fn name(&self, id: u32) -> Option<&str> {
         let k = self.names.binary_search_by_key(&id, |(t, _)| *t).ok()?;
         Some(&self.text[self.names[k].1.clone()])
+    }
+
+    /// The first linkage name of `id`.
+    fn linkage_name(&self, id: u32) -> Option<&str> {
+        let list = &self.linkage_names;
+        let k = self
+            .linkage_by_id
+            .binary_search_by_key(&id, |&k| list[k as usize].0)
+            .ok()?;
+        Some(&self.text[list[self.linkage_by_id[k] as usize].1.clone()])
     }
 
     /// `list`'s `(id, string)` pairs.
@@ -468,6 +531,71 @@ mod tests {
                 assert_eq!(walked, [(1, crate::operands::Role::Use)], "{words:?}");
             }
         }
+    }
+
+    /// The definitions read without the grammar walk report exactly the
+    /// ids the walk reports, at every length they take; the lengths they
+    /// leave to the walk are left to it.
+    #[test]
+    fn definitions_read_directly_match_the_walk() {
+        use crate::operands::Role;
+        use spirv::Op;
+        let ops = [
+            Op::TypeVoid,
+            Op::TypeFloat,
+            Op::TypeVector,
+            Op::TypePointer,
+            Op::TypeArray,
+            Op::TypeFunction,
+            Op::Constant,
+            Op::ConstantNull,
+            Op::ConstantComposite,
+            Op::Variable,
+        ];
+        let mut taken = 0;
+        for op in ops {
+            for len in 1..=9 {
+                let mut words = vec![crate::module::header_word(len, op as u16)];
+                words.extend((1..len as u32).map(|k| 10 + k));
+                let Some((typed, result, uses)) = definition_ids(&words) else {
+                    continue;
+                };
+                taken += 1;
+                let mut want = Vec::new();
+                if typed {
+                    want.push((1, Role::ResultType));
+                }
+                want.push((result, Role::Result));
+                want.extend(uses.map(|k| (k, Role::Use)));
+                let mut walked = Vec::new();
+                for_each_id(&words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)))
+                    .expect("the walk takes it");
+                assert_eq!(walked, want, "{op:?} with {len} words");
+            }
+        }
+        assert_eq!(taken, 28, "every layout and length above was compared");
+    }
+
+    /// A function without an `OpName` is named by its first linkage name
+    /// in module order, found by id.
+    #[test]
+    fn functions_are_named_by_their_first_linkage_name() {
+        let word = |s: &[u8; 4]| u32::from_le_bytes(*s);
+        let words = [word(b"a\0\0\0"), word(b"b\0\0\0"), word(b"c\0\0\0")];
+        let mut g = Globals::default();
+        for (id, at) in [(9, 0), (5, 1), (9, 2), (2, 2)] {
+            let (s, _) = g.strings.push(&words, at, at + 1).expect("a string");
+            g.strings.linkage_names.push((id, s));
+        }
+        let (s, _) = g.strings.push(&words, 2, 3).expect("a string");
+        g.strings.names.push((5, s));
+        g.strings.finish();
+        assert_eq!(g.function_name(9), "a");
+        assert_eq!(g.function_name(5), "c", "the OpName comes first");
+        assert_eq!(g.function_name(2), "c");
+        assert_eq!(g.function_name(3), "%3");
+        let linkage: Vec<_> = g.linkage_names().collect();
+        assert_eq!(linkage, [(9, "a"), (5, "b"), (9, "c"), (2, "c")]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::target::Target;
 use super::analysis::Analysis;
 use super::context::{Context, Replacement, Val};
 use super::function::{self, Rewritten};
-use super::parallel::map_parallel;
+use super::parallel::{map_parallel, map_parallel_with};
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};
 
@@ -123,9 +123,12 @@ fn group_outputs(
         .collect();
     // Phase 1, by function: decode once, rewrite once per distinct view.
     let varying = contexts.iter().flatten().next().map(|c| c.varying());
-    let by_function = map_parallel(predicated.len(), |i| {
-        rewrite_for_all(prepared, predicated[i], &contexts, varying)
-    });
+    // (Each thread's scratch storage serves all its functions.)
+    let by_function = map_parallel_with(
+        predicated.len(),
+        function::Scratch::default,
+        |scratch, i| rewrite_for_all(prepared, predicated[i], &contexts, varying, scratch),
+    );
     // Each group's column of rewrites, in the order of `predicated`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
         .map(|_| Vec::with_capacity(predicated.len()))
@@ -163,7 +166,9 @@ fn group_outputs(
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
         .map(|out| {
-            let s = out.into_specialized();
+            let mut s = out.into_specialized();
+            // (Each target's report takes its own predicates: none to copy.)
+            s.report.predicates = Vec::new();
             (s.words, s.report)
         });
         let k = finished.fetch_add(1, Ordering::Relaxed);
@@ -175,8 +180,9 @@ fn group_outputs(
     .collect()
 }
 
-/// Function `k`'s rewrite for every group whose context is there: decoded
-/// once, rewritten once per distinct view of the contexts
+/// Function `k`'s rewrite for every group whose context is there (with
+/// `scratch` as storage): decoded once, rewritten once per distinct view
+/// of the contexts
 /// ([`Context::view`] of the ids of its words in `varying`, what
 /// [`Context::varying`] gives for any of them).
 fn rewrite_for_all(
@@ -184,6 +190,7 @@ fn rewrite_for_all(
     k: usize,
     contexts: &[Option<&Context<'_>>],
     varying: Option<&IdSet>,
+    scratch: &mut function::Scratch,
 ) -> FunctionRewrites {
     let (m, f) = (&prepared.m, &prepared.m.functions[k]);
     let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
@@ -196,9 +203,8 @@ fn rewrite_for_all(
             .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
             .map(Arc::new)
     };
-    let mut scratch = function::Scratch::default();
     let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        function::decode(m, first, f.start, f.end, &name, &mut scratch)
+        function::decode(m, first, f.start, f.end, &name, scratch)
     }))
     .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")));
     let func = match decoded {
@@ -222,7 +228,7 @@ fn rewrite_for_all(
             if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
                 return Some(r.clone());
             }
-            let r = guard(&mut || function::rewrite_decoded(&func, ctx, &name, &mut scratch));
+            let r = guard(&mut || function::rewrite_decoded(&func, ctx, &name, scratch));
             made.push((view, r.clone()));
             Some(r)
         })

@@ -20,18 +20,11 @@ use crate::module::{Inst, Module};
 use crate::operands::{Role, for_each_id, names_an_id, op, result_pos, shapes};
 use crate::table::PredicateTable;
 
-/// A value in the folding lattice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Val {
-    /// Not known yet.
-    Top,
-    /// A known boolean.
-    Const(bool),
-    /// Equal to this existing id.
-    Same(u32),
-    /// Not known at specialization time.
-    Varying,
-}
+use super::lattice;
+
+/// The lattice's values, here for the function rewrite, which still
+/// imports them from this module.
+pub(super) use super::lattice::Val;
 
 /// What replaces a use of an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -314,20 +307,7 @@ impl<'a> Context<'a> {
                     if w.len() >= 5
                         && (o == op::Select || (is_bool && super::function::is_logic(o))) =>
                 {
-                    let v = |i: usize| self.val_of(w[i]);
-                    let val = match o {
-                        op::LogicalNot => match v(4) {
-                            Val::Const(b) => Val::Const(!b),
-                            _ => Val::Varying,
-                        },
-                        op::Select if w.len() >= 7 => match v(4) {
-                            Val::Const(true) => v(5),
-                            Val::Const(false) => v(6),
-                            _ => Val::Varying,
-                        },
-                        o if w.len() >= 6 => super::function::meet_logic(o, v(4), v(5)),
-                        _ => Val::Varying,
-                    };
+                    let val = lattice::fold_spec_constant_op(o, w, |id| self.val_of(id));
                     self.module_chain.insert(w[2], val);
                 }
                 _ => {

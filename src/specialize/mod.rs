@@ -10,7 +10,8 @@
 //!    read a predicate, and the call graph; `sweep` finds the table's
 //!    closure and the call graph's roots.
 //! 2. `context`: for one set of values, give every call site its value and
-//!    fold the module-scope chain.
+//!    fold the module-scope chain (over the values of `lattice`, which the
+//!    function rewrite folds over too).
 //! 3. `function`: rewrite each function a predicate reaches (fold, drop
 //!    dead arms, repair phis and merges). A rewrite only reads the context:
 //!    uses that take a boolean constant are recorded, and the driver fills
@@ -37,6 +38,7 @@ mod batch;
 mod context;
 mod emit;
 mod function;
+mod lattice;
 mod output;
 mod parallel;
 mod prepared;

@@ -1,6 +1,7 @@
 //! Work on all cores for a batch: [`in_parallel`] runs one job loop on as
 //! many scoped threads as pay, [`map_parallel`] collects one result per
-//! job in order.
+//! job in order, and [`map_parallel_with`] gives each thread's jobs one
+//! state of their own (storage reused from job to job).
 //!
 //! `std::thread::scope` with an atomic job counter is all this needs: the
 //! jobs are independent and coarse (whole functions, whole targets), so a
@@ -44,15 +45,26 @@ pub(super) fn map_parallel<T: Send>(
     jobs: usize,
     job: impl Fn(usize) -> T + Sync,
 ) -> Vec<Option<T>> {
+    map_parallel_with(jobs, || (), |_, i| job(i))
+}
+
+/// [`map_parallel`] with a state per thread: each thread makes one with
+/// `state()` and runs its jobs as `job(&mut state, i)`.
+pub(super) fn map_parallel_with<S, T: Send>(
+    jobs: usize,
+    state: impl Fn() -> S + Sync,
+    job: impl Fn(&mut S, usize) -> T + Sync,
+) -> Vec<Option<T>> {
     let slots: Vec<Mutex<Option<T>>> = (0..jobs).map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
     in_parallel(jobs, || {
+        let mut state = state();
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             if i >= jobs {
                 break;
             }
-            let r = job(i);
+            let r = job(&mut state, i);
             if let Ok(mut slot) = slots[i].lock() {
                 *slot = Some(r);
             }

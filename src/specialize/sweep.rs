@@ -13,7 +13,7 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::{Globals, names_only_its_target};
+use crate::globals::{Globals, definition_ids, names_only_its_target};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
@@ -201,8 +201,10 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
     let mut seen = IdBits::new(m.bound(), m.words.len());
     // Each member with its definition's position (0 for a variable
     // without one, then alone).
-    let mut found: Vec<(usize, u32)> = Vec::new();
-    let mut stack = vec![table.variable];
+    // (Room for the closure of a typical table: a string's bytes.)
+    let mut found: Vec<(usize, u32)> = Vec::with_capacity(128);
+    let mut stack = Vec::with_capacity(128);
+    stack.push(table.variable);
     while let Some(id) = stack.pop() {
         if !seen.insert(id) {
             continue;
@@ -213,9 +215,21 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
         };
         found.push((inst.at, id));
         let w = m.inst_words(inst);
+        let mut reads = |x: u32| {
+            if g.defs.contains(x) {
+                stack.push(x);
+            }
+        };
+        if let Some((typed, _, uses)) = definition_ids(w) {
+            if typed {
+                reads(w[1]);
+            }
+            w[uses].iter().for_each(|&x| reads(x));
+            continue;
+        }
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-            if matches!(role, Role::Use | Role::ResultType) && g.defs.contains(w[pos]) {
-                stack.push(w[pos]);
+            if matches!(role, Role::Use | Role::ResultType) {
+                reads(w[pos]);
             }
         });
     }
@@ -228,31 +242,78 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
 /// any other id they hold (`OpDecorateId` operands) is read on behalf of the
 /// id they name. Does not depend on the predicates' values, so it is
 /// computed once per module.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct TableReaders {
-    /// A closure id (high half) and the result id of an instruction that
-    /// reads it (low half), sorted.
-    by_result: Vec<u64>,
+    /// Each closure id's place in the closure.
+    place: IdIndex,
+    /// Where the readers of each place start in `readers` (and, last,
+    /// where they end).
+    starts: Vec<u32>,
+    /// The result ids of the instructions that read each closure id, by
+    /// place, in module order (an instruction reading an id twice is there
+    /// twice; a count sort: nothing to search or sort per id).
+    readers: Vec<u32>,
     /// Closure ids read by an instruction without a result (other than the
     /// variable's entry-point interface slots): they must stay. Sorted.
     anonymous: Vec<u32>,
 }
 
 impl TableReaders {
+    /// The readers of `closure` (ids each once) from `(closure id, result
+    /// id of an instruction reading it)` pairs, and the ids read by
+    /// instructions without a result; `module_words` bounds the index.
+    fn new(
+        closure: &[u32],
+        module_words: usize,
+        pairs: &[(u32, u32)],
+        mut anonymous: Vec<u32>,
+    ) -> TableReaders {
+        let place = IdIndex::new(closure, module_words);
+        // Counts shifted by two places, summed, then each reader put at
+        // its place's next slot: `starts[k + 1]` ends where place `k + 1`
+        // starts, and the spare last count goes.
+        let mut starts = vec![0u32; closure.len() + 2];
+        for &(id, _) in pairs {
+            if let Some(k) = place.get(id) {
+                starts[k + 2] += 1;
+            }
+        }
+        for k in 1..starts.len() {
+            starts[k] += starts[k - 1];
+        }
+        let mut readers = vec![0u32; starts[closure.len() + 1] as usize];
+        for &(id, r) in pairs {
+            if let Some(k) = place.get(id) {
+                readers[starts[k + 1] as usize] = r;
+                starts[k + 1] += 1;
+            }
+        }
+        starts.pop();
+        anonymous.sort_unstable();
+        anonymous.dedup();
+        TableReaders {
+            place,
+            starts,
+            readers,
+            anonymous,
+        }
+    }
+
     /// Result ids of the instructions that read closure id `id`.
-    fn of(&self, id: u32) -> impl Iterator<Item = u32> + '_ {
-        let from = self.by_result.partition_point(|&x| x >> 32 < id as u64);
-        self.by_result[from..]
-            .iter()
-            .take_while(move |&&x| x >> 32 == id as u64)
-            .map(|&x| x as u32)
+    #[inline]
+    fn of(&self, id: u32) -> &[u32] {
+        match self.place.get(id) {
+            Some(k) => &self.readers[self.starts[k] as usize..self.starts[k + 1] as usize],
+            None => &[],
+        }
     }
 }
 
 /// Finds the module-scope readers of `closure`.
 pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
     let candidates = IdSet::new(closure.iter().copied(), m.words.len());
-    let mut r = TableReaders::default();
+    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(2 * closure.len());
+    let mut anonymous = Vec::new();
     for inst in m.globals() {
         let w = m.inst_words(inst);
         // Only an instruction with a closure id among its words can read
@@ -277,26 +338,36 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         {
             continue;
         }
+        if let Some((typed, _, uses)) = definition_ids(w)
+            && let Some(res) = result
+        {
+            // (Read without the grammar walk: a result type and uses.)
+            if typed && candidates.contains(w[1]) {
+                pairs.push((w[1], res));
+            }
+            for &x in &w[uses] {
+                if candidates.contains(x) {
+                    pairs.push((x, res));
+                }
+            }
+            continue;
+        }
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
                 && candidates.contains(w[pos])
             {
                 match result {
-                    Some(res) => r.by_result.push((w[pos] as u64) << 32 | res as u64),
+                    Some(res) => pairs.push((w[pos], res)),
                     // e.g. OpEntryPoint interfaces: handled by the emitter
                     // for the variable; anything else keeps the id.
                     None if w[pos] == table_variable => {}
-                    None => r.anonymous.push(w[pos]),
+                    None => anonymous.push(w[pos]),
                 }
             }
         });
     }
-    r.by_result.sort_unstable();
-    r.by_result.dedup();
-    r.anonymous.sort_unstable();
-    r.anonymous.dedup();
-    r
+    TableReaders::new(closure, m.words.len(), &pairs, anonymous)
 }
 
 /// Which of the table's closure the functions decide. An id of the closure
@@ -331,13 +402,16 @@ impl TableTracking {
         // `removable_table_ids` with no function mentioning anything and
         // every id removed but the pins: what stays then always stays.
         let mut gone = Gone::new(closure, table_variable);
-        let mut tt = TableTracking::default();
+        let mut tt = TableTracking {
+            tracked: Vec::with_capacity(closure.len()),
+            pins: Vec::new(),
+        };
         for &id in closure.iter().rev() {
             if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {
                 continue;
             }
             let mut held = false;
-            for r in readers.of(id) {
+            for &r in readers.of(id) {
                 if gone.contains(r) || !pin(r) {
                     continue;
                 }
@@ -356,41 +430,31 @@ impl TableTracking {
     }
 }
 
-/// Which of the table's closure and variable go: only those ids can, so a
-/// flag by place among them sorted (no hashing).
-struct Gone {
-    /// The closure's ids and the variable, sorted, each once.
-    ids: Vec<u32>,
-    /// Whether each of `ids` goes.
-    flags: Vec<bool>,
-}
+/// Which of the table's closure and variable go (only those ids can): a
+/// bit per id, for ids up to 32 per closure member (the closure's ids are
+/// mostly small; any beyond that are hashed), so a reader is looked up
+/// without a search.
+struct Gone(IdBits);
 
 impl Gone {
     /// Nothing gone but the variable.
     fn new(closure: &[u32], table_variable: u32) -> Gone {
-        let mut ids = Vec::with_capacity(closure.len() + 1);
-        ids.extend_from_slice(closure);
-        ids.push(table_variable);
-        ids.sort_unstable();
-        ids.dedup();
-        let mut gone = Gone {
-            flags: vec![false; ids.len()],
-            ids,
-        };
+        let largest = closure.iter().fold(table_variable, |a, &b| a.max(b));
+        let mut gone = Gone(IdBits::new(largest.saturating_add(1), closure.len() + 1));
         gone.insert(table_variable);
         gone
     }
 
     /// Marks closure id (or the variable) `id` as gone.
+    #[inline]
     fn insert(&mut self, id: u32) {
-        if let Ok(k) = self.ids.binary_search(&id) {
-            self.flags[k] = true;
-        }
+        self.0.insert(id);
     }
 
     /// True when `id` goes.
+    #[inline]
     fn contains(&self, id: u32) -> bool {
-        self.ids.binary_search(&id).is_ok_and(|k| self.flags[k])
+        self.0.contains(id)
     }
 }
 
@@ -416,7 +480,8 @@ pub(super) fn removable_table_ids(
         }
         let all_gone = readers
             .of(id)
-            .all(|r| removed.contains(r) || gone.contains(r));
+            .iter()
+            .all(|&r| removed.contains(r) || gone.contains(r));
         if all_gone {
             gone.insert(id);
             out.push(id);
@@ -500,6 +565,21 @@ mod tests {
         assert_eq!(dead, [4, 5, 7]);
     }
 
+    /// Each closure id's readers come back in the order they were found,
+    /// repeats kept; an id outside the closure has none.
+    #[test]
+    fn readers_by_closure_id() {
+        let closure = [7, 3, 40, 5];
+        let pairs = [(3, 10), (40, 11), (3, 12), (7, 13), (3, 10), (40, 14)];
+        let readers = TableReaders::new(&closure, 64, &pairs, vec![5, 3, 5]);
+        assert_eq!(readers.of(3), [10, 12, 10]);
+        assert_eq!(readers.of(40), [11, 14]);
+        assert_eq!(readers.of(7), [13]);
+        assert!(readers.of(5).is_empty());
+        assert!(readers.of(8).is_empty());
+        assert_eq!(readers.anonymous, [3, 5]);
+    }
+
     /// The claim `TableTracking` rests on: while no pin is removed, the table
     /// sweep decides alike whether functions' mentions of the closure are
     /// all known or only those of `tracked` are, over many random readers,
@@ -521,7 +601,7 @@ mod tests {
         let pin = |id: u32| (1..=12).contains(&id) && id != 3;
         let mut checked = 0;
         for _ in 0..20_000 {
-            let mut readers = TableReaders::default();
+            let (mut pairs, mut anonymous) = (Vec::new(), Vec::new());
             for &id in &closure[..5] {
                 for _ in 0..next(3) {
                     let r = match next(3) {
@@ -529,13 +609,13 @@ mod tests {
                         1 => 10 + next(3),
                         _ => 20 + next(3),
                     };
-                    readers.by_result.push((u64::from(id) << 32) | u64::from(r));
+                    pairs.push((id, r));
                 }
                 if next(8) == 0 {
-                    readers.anonymous.push(id);
+                    anonymous.push(id);
                 }
             }
-            readers.by_result.sort_unstable();
+            let readers = TableReaders::new(&closure, 32, &pairs, anonymous);
             let tt = TableTracking::new(&closure, &readers, variable, &pin);
             let removed: HashSet<u32> = (10..=12)
                 .chain(20..=22)

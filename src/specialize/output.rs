@@ -74,8 +74,16 @@ impl Piece {
 
 /// Appends `kind` pieces for `range` to `list`, merging with the last
 /// piece when it is of that kind and ends where `range` starts.
-fn lay_down(list: &mut Vec<Piece>, kind: Kind, mut range: Range<usize>) {
-    if let Some(last) = list.last_mut()
+fn lay_down(list: &mut Vec<Piece>, kind: Kind, range: Range<usize>) {
+    lay_down_after(list, 0, kind, range);
+}
+
+/// [`lay_down`], merging only into pieces at or after `floor`: an edit
+/// list starts at its own first piece and never extends the list before
+/// it, which may be laid down elsewhere (or not at all).
+fn lay_down_after(list: &mut Vec<Piece>, floor: usize, kind: Kind, mut range: Range<usize>) {
+    if list.len() > floor
+        && let Some(last) = list.last_mut()
         && last.kind() == kind
         && last.start() + last.len() == range.start
         && !range.is_empty()
@@ -188,7 +196,7 @@ impl Pieces {
         while i < new.len() {
             let run = common_prefix(&new[i..], &src[c.min(src.len())..]);
             if run > 0 {
-                lay_down(&mut self.edits, Kind::Input, c..c + run);
+                lay_down_after(&mut self.edits, start, Kind::Input, c..c + run);
                 i += run;
                 c += run;
                 continue;
@@ -205,7 +213,7 @@ impl Pieces {
             if i > inst {
                 // Inside an instruction whose start matched: an operand
                 // changed; the words after it may match again.
-                self.push_own(&new[i..i + 1]);
+                self.push_own(start, &new[i..i + 1]);
                 i += 1;
                 c += 1;
                 continue;
@@ -225,7 +233,7 @@ impl Pieces {
             {
                 // Changed: the input's instruction goes.
                 c += len(src, c);
-                self.push_own(this);
+                self.push_own(start, this);
                 i += n;
                 continue;
             }
@@ -258,10 +266,10 @@ impl Pieces {
             }
             match found {
                 Some(at) => {
-                    lay_down(&mut self.edits, Kind::Input, at..at + n);
+                    lay_down_after(&mut self.edits, start, Kind::Input, at..at + n);
                     c = at + n;
                 }
-                None => self.push_own(this),
+                None => self.push_own(start, this),
             }
             i += n;
         }
@@ -301,11 +309,11 @@ impl Pieces {
     }
 
     /// Appends `words` to the own buffer as part of the edit list being
-    /// made.
-    fn push_own(&mut self, words: &[u32]) {
+    /// made, which begins at `list` in [`Pieces::edits`].
+    fn push_own(&mut self, list: usize, words: &[u32]) {
         let start = self.own.len();
         self.own.extend_from_slice(words);
-        lay_down(&mut self.edits, Kind::Own, start..self.own.len());
+        lay_down_after(&mut self.edits, list, Kind::Own, start..self.own.len());
     }
 
     /// The words of the rewritten function whose edit list is `edits`,
@@ -635,6 +643,32 @@ mod tests {
         assert_eq!(out.len_words(), expected.len());
         assert_eq!(out.into_specialized().words(), expected);
         new.len() - taken
+    }
+
+    #[test]
+    fn an_edit_list_never_extends_the_one_before_it() {
+        // Two functions side by side in the input: the first's list ends
+        // with an input range that the second's first run continues, and
+        // with own words that the second's first own words follow. Each
+        // list must spell only its own function, whatever is laid down.
+        let input: Vec<u32> = (10..30).collect();
+        for (f1, f2) in [
+            (input[0..10].to_vec(), input[10..20].to_vec()),
+            (vec![1 << 16 | 99], vec![1 << 16 | 98]),
+        ] {
+            let mut p = Pieces::default();
+            let first = p.add_function(&input, 0..10, &f1);
+            let second = p.add_function(&input, 10..20, &f2);
+            for (edits, words) in [(first.clone(), &f1), (second.clone(), &f2)] {
+                let mut got = Vec::new();
+                p.function_words(&input, edits, &mut got);
+                assert_eq!(&got, words);
+            }
+            // The first function removed, the second kept.
+            p.function(second);
+            let out = p.finish(&input, Endian::Little, Report::default());
+            assert_eq!(out.to_words(), f2);
+        }
     }
 
     #[test]

@@ -170,7 +170,7 @@ pub struct Module<'w> {
 /// The first word of an instruction: its word count (this word included)
 /// in the high half, its opcode in the low half.
 #[inline]
-pub fn header_word(word_count: usize, opcode: u16) -> u32 {
+pub const fn header_word(word_count: usize, opcode: u16) -> u32 {
     ((word_count as u32) << 16) | opcode as u32
 }
 

@@ -942,7 +942,7 @@ mod tests {
                 for k in 0..len {
                     for &mask in &masks {
                         let mut words = vec![7u32; len];
-                        words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                        words[0] = crate::module::header_word(len, inst.opcode as u16);
                         if k > 0 {
                             words[k] = mask;
                         }
@@ -978,7 +978,7 @@ mod tests {
                 for &fill in &fills {
                     for k in 0..len {
                         let mut words = vec![fill; len];
-                        words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                        words[0] = crate::module::header_word(len, inst.opcode as u16);
                         if k > 0 {
                             words[k] = 0;
                         }
@@ -1030,7 +1030,7 @@ mod tests {
             );
             for len in 1..9usize {
                 let mut words = vec![7u32; len];
-                words[0] = ((len as u32) << 16) | inst.opcode as u32;
+                words[0] = crate::module::header_word(len, inst.opcode as u16);
                 let flat = flat_ids(&words);
                 let by_shape = shape.flat_min > 0 && len >= shape.flat_min as usize;
                 if shape.exact {

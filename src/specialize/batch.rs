@@ -14,7 +14,8 @@ use crate::inspect::Resolved;
 use crate::target::Target;
 
 use super::analysis::Analysis;
-use super::context::{Context, Replacement, Val};
+use super::context::{Context, Replacement};
+use super::lattice::Val;
 use super::function::{self, Rewritten};
 use super::parallel::{map_parallel, map_parallel_with};
 use super::prepared::{Prepared, resolve};

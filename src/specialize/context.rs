@@ -20,11 +20,7 @@ use crate::module::{Inst, Module};
 use crate::operands::{Role, for_each_id, names_an_id, op, result_pos, shapes};
 use crate::table::PredicateTable;
 
-use super::lattice;
-
-/// The lattice's values, here for the function rewrite, which still
-/// imports them from this module.
-pub(super) use super::lattice::Val;
+use super::lattice::{self, Val};
 
 /// What replaces a use of an id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,7 +175,7 @@ impl ChainShape {
             if reads_chain
                 && w.len() >= 5
                 && inner
-                    .is_some_and(|o| o == op::Select || (is_bool && super::function::is_logic(o)))
+                    .is_some_and(|o| o == op::Select || (is_bool && lattice::is_logic(o)))
             {
                 chain.insert(w[2], ());
             }
@@ -305,7 +301,7 @@ impl<'a> Context<'a> {
             match (inst.opcode, inner) {
                 (op::SpecConstantOp, Some(o))
                     if w.len() >= 5
-                        && (o == op::Select || (is_bool && super::function::is_logic(o))) =>
+                        && (o == op::Select || (is_bool && lattice::is_logic(o))) =>
                 {
                     let val = lattice::fold_spec_constant_op(o, w, |id| self.val_of(id));
                     self.module_chain.insert(w[2], val);

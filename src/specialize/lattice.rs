@@ -1,11 +1,10 @@
 //! The folding lattice: what a boolean (or selected) value is known to be
-//! while the pass folds predicates, and how the module-scope chain's
-//! `OpSpecConstantOp`s fold over it. Module scope (`context`) and function
-//! scope (`function::sccp`) fold over the same values.
+//! while the pass folds predicates, how boolean logic meets over it, and
+//! how the module-scope chain's `OpSpecConstantOp`s fold over it. Module
+//! scope (`context`) and function scope (`function::sccp`) fold over the
+//! same values with the same rules, defined here once.
 
 use crate::operands::op;
-
-use super::function::meet_logic;
 
 /// A value in the folding lattice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +17,50 @@ pub(super) enum Val {
     Same(u32),
     /// Not known at specialization time.
     Varying,
+}
+
+/// True for the boolean logic ops the lattice folds.
+pub(super) fn is_logic(opcode: u16) -> bool {
+    matches!(
+        opcode,
+        op::LogicalNot | op::LogicalAnd | op::LogicalOr | op::LogicalEqual | op::LogicalNotEqual
+    )
+}
+
+/// The value of a binary `OpLogical*` over two lattice values.
+pub(super) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
+    use Val::*;
+    match opcode {
+        op::LogicalAnd => match (a, b) {
+            (Const(false), _) | (_, Const(false)) => Const(false),
+            (Top, _) | (_, Top) => Top,
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalOr => match (a, b) {
+            (Const(true), _) | (_, Const(true)) => Const(true),
+            (Top, _) | (_, Top) => Top,
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Same(x),
+            _ => Varying,
+        },
+        op::LogicalEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x == y),
+            (Const(true), x) | (x, Const(true)) => x,
+            (Same(x), Same(y)) if x == y => Const(true),
+            _ => Varying,
+        },
+        op::LogicalNotEqual => match (a, b) {
+            (Top, _) | (_, Top) => Top,
+            (Const(x), Const(y)) => Const(x != y),
+            (Const(false), x) | (x, Const(false)) => x,
+            (Same(x), Same(y)) if x == y => Const(false),
+            _ => Varying,
+        },
+        _ => Varying,
+    }
 }
 
 /// The value of a module-scope `OpSpecConstantOp` `w` (its words) whose

@@ -11,7 +11,7 @@
 
 use std::ops::Range;
 
-use crate::module::Endian;
+use crate::module::{Endian, header_word};
 use crate::operands::op;
 
 use super::{Report, Specialized};
@@ -120,7 +120,7 @@ pub(super) struct Pieces {
 const RELEASE: usize = 1 << 16;
 
 /// The first word of an `OpLabel`.
-const LABEL: u32 = (2 << 16) | op::Label as u32;
+const LABEL: u32 = header_word(2, op::Label);
 
 /// How many input instructions [`Pieces::add_function`] looks past for
 /// the next new instruction when they differ at an instruction's start
@@ -599,7 +599,7 @@ mod tests {
 
     /// An instruction's words: header, then operands.
     fn inst(opcode: u16, operands: &[u32]) -> Vec<u32> {
-        let mut w = vec![((operands.len() as u32 + 1) << 16) | u32::from(opcode)];
+        let mut w = vec![header_word(operands.len() + 1, opcode)];
         w.extend_from_slice(operands);
         w
     }

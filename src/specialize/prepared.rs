@@ -14,7 +14,8 @@ use crate::target::Target;
 use std::sync::Arc;
 
 use super::analysis::Analysis;
-use super::context::{self, Context};
+use super::context::Context;
+use super::lattice::Val;
 use super::output::{Output, Pieces};
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
@@ -361,7 +362,7 @@ impl<'w> Prepared<'w> {
             }
         }
         for (&id, v) in &ctx.module_chain {
-            if matches!(v, context::Val::Const(_) | context::Val::Same(_)) {
+            if matches!(v, Val::Const(_) | Val::Same(_)) {
                 removed_ids.insert(id);
             }
         }

@@ -33,6 +33,7 @@ use crate::module::{Inst, Module};
 use crate::operands::{Role, op, shapes};
 
 use super::super::context::Context;
+use super::super::lattice::is_logic;
 use super::local_ids::LocalMap;
 use read::Deferred;
 
@@ -171,14 +172,6 @@ fn is_terminator(opcode: u16) -> bool {
 /// True for the merge instructions of structured control flow.
 pub(super) fn is_merge(opcode: u16) -> bool {
     opcode == op::SelectionMerge || opcode == op::LoopMerge
-}
-
-/// True for the boolean logic ops the lattice folds.
-pub(in crate::specialize) fn is_logic(opcode: u16) -> bool {
-    matches!(
-        opcode,
-        op::LogicalNot | op::LogicalAnd | op::LogicalOr | op::LogicalEqual | op::LogicalNotEqual
-    )
 }
 
 /// True for the instructions whose result the lattice tracks.

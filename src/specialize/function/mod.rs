@@ -50,12 +50,11 @@ use crate::operands::{Role, op};
 
 use decode::{NO_BLOCK, result_of};
 
-use super::context::{Context, Replacement, Val};
+use super::context::{Context, Replacement};
+use super::lattice::{Val, is_logic};
 pub(in crate::specialize) use decode::Func;
-pub(in crate::specialize) use decode::is_logic;
 use decode::{short, structure};
 use order::dominance_order;
-pub(in crate::specialize) use sccp::meet_logic;
 use sccp::{NONE, Sccp};
 
 use crate::error::Result;

@@ -5,48 +5,12 @@
 use crate::error::{Error, Result};
 use crate::operands::op;
 
-use super::super::context::Val;
-use super::decode::{Func, NO_BLOCK, is_logic, is_tracked, structure};
+use super::super::lattice::{Val, is_logic, meet_logic};
+use super::decode::{Func, NO_BLOCK, is_tracked, structure};
 use crate::specialize::context::Context;
 
 /// "No block": an undecided terminator in [`Sccp::decided`].
 pub(super) const NONE: usize = usize::MAX;
-
-/// The value of a binary `OpLogical*` over two lattice values.
-pub(in crate::specialize) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
-    use Val::*;
-    match opcode {
-        op::LogicalAnd => match (a, b) {
-            (Const(false), _) | (_, Const(false)) => Const(false),
-            (Top, _) | (_, Top) => Top,
-            (Const(true), x) | (x, Const(true)) => x,
-            (Same(x), Same(y)) if x == y => Same(x),
-            _ => Varying,
-        },
-        op::LogicalOr => match (a, b) {
-            (Const(true), _) | (_, Const(true)) => Const(true),
-            (Top, _) | (_, Top) => Top,
-            (Const(false), x) | (x, Const(false)) => x,
-            (Same(x), Same(y)) if x == y => Same(x),
-            _ => Varying,
-        },
-        op::LogicalEqual => match (a, b) {
-            (Top, _) | (_, Top) => Top,
-            (Const(x), Const(y)) => Const(x == y),
-            (Const(true), x) | (x, Const(true)) => x,
-            (Same(x), Same(y)) if x == y => Const(true),
-            _ => Varying,
-        },
-        op::LogicalNotEqual => match (a, b) {
-            (Top, _) | (_, Top) => Top,
-            (Const(x), Const(y)) => Const(x != y),
-            (Const(false), x) | (x, Const(false)) => x,
-            (Same(x), Same(y)) if x == y => Const(false),
-            _ => Varying,
-        },
-        _ => Varying,
-    }
-}
 
 /// The propagation's state: lattice values, executable blocks and edges,
 /// and the worklists.

@@ -15,8 +15,8 @@ use crate::target::Target;
 
 use super::analysis::Analysis;
 use super::context::{Context, Replacement};
-use super::lattice::Val;
 use super::function::{self, Rewritten};
+use super::lattice::Val;
 use super::parallel::{map_parallel, map_parallel_with};
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};

@@ -174,8 +174,7 @@ impl ChainShape {
             let is_bool = Some(w.get(1).copied().unwrap_or(0)) == globals.bool_type;
             if reads_chain
                 && w.len() >= 5
-                && inner
-                    .is_some_and(|o| o == op::Select || (is_bool && lattice::is_logic(o)))
+                && inner.is_some_and(|o| o == op::Select || (is_bool && lattice::is_logic(o)))
             {
                 chain.insert(w[2], ());
             }
@@ -300,8 +299,7 @@ impl<'a> Context<'a> {
             let is_bool = Some(w.get(1).copied().unwrap_or(0)) == self.globals.bool_type;
             match (inst.opcode, inner) {
                 (op::SpecConstantOp, Some(o))
-                    if w.len() >= 5
-                        && (o == op::Select || (is_bool && lattice::is_logic(o))) =>
+                    if w.len() >= 5 && (o == op::Select || (is_bool && lattice::is_logic(o))) =>
                 {
                     let val = lattice::fold_spec_constant_op(o, w, |id| self.val_of(id));
                     self.module_chain.insert(w[2], val);

@@ -2,18 +2,18 @@
 //! (everything the pass did not change, copied by nobody) and words of its
 //! own (the header, changed module-scope instructions, new constants, and
 //! the words of rewritten functions that differ from the input). A
-//! rewritten function is kept as an edit list against its input range
-//! ([`Pieces::add_function`]): the runs of its new words that equal the
-//! input's become input ranges, so only what the rewrite changed is held.
+//! rewritten function is kept as an edit list against the input
+//! ([`Pieces::add_function`]): the stretches the rewrite kept are input
+//! ranges, so only the words it changed or made are held.
 //! A writer streams the pieces to a file without ever holding the whole
 //! output; [`Output::to_words`] makes the one `Vec` that [`Specialized`]
 //! keeps for library users.
 
 use std::ops::Range;
 
-use crate::module::{Endian, header_word};
-use crate::operands::op;
+use crate::module::Endian;
 
+use super::function::Span;
 use super::{Report, Specialized};
 
 /// Where one piece's words are, packed in 8 bytes (a module has many:
@@ -110,22 +110,11 @@ pub(super) struct Pieces {
     edits: Vec<Piece>,
     /// The output in order.
     pieces: Vec<Piece>,
-    /// Scratch of [`Pieces::add_function`]: the input function's labels
-    /// with their positions, by label.
-    labels: Vec<(u32, usize)>,
 }
 
 /// How many used-up edit-list pieces [`Output::into_specialized`] lets
 /// gather before it gives their memory back (512 KiB).
 const RELEASE: usize = 1 << 16;
-
-/// The first word of an `OpLabel`.
-const LABEL: u32 = header_word(2, op::Label);
-
-/// How many input instructions [`Pieces::add_function`] looks past for
-/// the next new instruction when they differ at an instruction's start
-/// (instructions the rewrite deleted).
-const LOOKAHEAD: usize = 8;
 
 impl Pieces {
     /// No pieces yet; room for `own` own words and `edits` pieces of edit
@@ -167,145 +156,22 @@ impl Pieces {
             .push(Piece::new(Kind::Edits, edits.start, edits.len()));
     }
 
-    /// Keeps the new words `new` of the function at `old` in `input` as
-    /// an edit list, not yet laid down; returns where the list is, for
-    /// [`Pieces::function`] and [`Pieces::function_words`].
-    ///
-    /// Runs of words equal to the input's become input ranges, the others
-    /// own words, so the list always spells `new` exactly; how well it
-    /// finds the runs only decides its size. The rewrite keeps
-    /// instructions in order within a block, changes some operands (the
-    /// words around them still match), changes or deletes some
-    /// instructions, and drops or reorders blocks: after a difference at
-    /// an instruction's start, the next few input instructions are tried
-    /// (deleted ones), then a new block's label is found among the
-    /// input's. Linear in the function's size.
-    pub(super) fn add_function(
-        &mut self,
-        input: &[u32],
-        old: Range<usize>,
-        new: &[u32],
-    ) -> Range<usize> {
+    /// Keeps the rewritten function whose words are `spans` (of the input
+    /// and of `own`, the rewrite's own words with their constants) as an
+    /// edit list, not yet laid down; returns where the list is, for
+    /// [`Pieces::function`] and [`Pieces::function_words`]. Its own words
+    /// are copied; its input spans stay ranges of the input.
+    pub(super) fn add_function(&mut self, spans: &[Span], own: &[u32]) -> Range<usize> {
         let start = self.edits.len();
-        let src = &input[..old.end];
-        let len = |w: &[u32], at: usize| ((w[at] >> 16).max(1) as usize).min(w.len() - at);
-        let mut labels_ready = false;
-        // `c` in the input and `i` in `new` are where the next words are
-        // compared; `inst` is the start of `new`'s instruction holding `i`.
-        let (mut c, mut i, mut inst) = (old.start, 0, 0);
-        while i < new.len() {
-            let run = common_prefix(&new[i..], &src[c.min(src.len())..]);
-            if run > 0 {
-                lay_down_after(&mut self.edits, start, Kind::Input, c..c + run);
-                i += run;
-                c += run;
-                continue;
+        for span in spans {
+            let range = span.start..span.start + span.len;
+            if span.own {
+                self.push_own(start, &own[range]);
+            } else {
+                lay_down_after(&mut self.edits, start, Kind::Input, range);
             }
-            while inst + len(new, inst) <= i {
-                inst += len(new, inst);
-            }
-            if i > inst && new[inst] == LABEL && self.retract(i - inst) {
-                // A label with another id: another block, not a changed
-                // operand; its start is looked for below.
-                c -= i - inst;
-                i = inst;
-            }
-            if i > inst {
-                // Inside an instruction whose start matched: an operand
-                // changed; the words after it may match again.
-                self.push_own(start, &new[i..i + 1]);
-                i += 1;
-                c += 1;
-                continue;
-            }
-            // At an instruction's start: one the rewrite changed (a
-            // terminator made unconditional, a phi with fewer pairs), one
-            // it deleted, or a block it dropped or moved.
-            let n = len(new, i);
-            let this = &new[i..i + n];
-            let opcode = |w: u32| (w & 0xffff) as u16;
-            let here = src.get(c).map_or(0, |&w| opcode(w));
-            if this[0] != LABEL
-                && c < src.len()
-                && (here == opcode(this[0])
-                    || (opcode(this[0]) == op::Branch
-                        && matches!(here, op::BranchConditional | op::Switch)))
-            {
-                // Changed: the input's instruction goes.
-                c += len(src, c);
-                self.push_own(start, this);
-                i += n;
-                continue;
-            }
-            // The first word alone rules out most places.
-            let matches =
-                |at: usize| src.get(at) == Some(&this[0]) && src.get(at..at + n) == Some(this);
-            let mut found = None;
-            let mut at = c;
-            for _ in 0..LOOKAHEAD {
-                if at >= src.len() {
-                    break;
-                }
-                at += len(src, at);
-                if matches(at) {
-                    found = Some(at);
-                    break;
-                }
-            }
-            if found.is_none() && this[0] == LABEL && n == 2 {
-                if !labels_ready {
-                    self.find_labels(src, old.start);
-                    labels_ready = true;
-                }
-                found = self
-                    .labels
-                    .binary_search_by_key(&this[1], |&(id, _)| id)
-                    .ok()
-                    .map(|k| self.labels[k].1)
-                    .filter(|&at| matches(at));
-            }
-            match found {
-                Some(at) => {
-                    lay_down_after(&mut self.edits, start, Kind::Input, at..at + n);
-                    c = at + n;
-                }
-                None => self.push_own(start, this),
-            }
-            i += n;
         }
         start..self.edits.len()
-    }
-
-    /// Fills [`Pieces::labels`] with the labels of `src[from..]` (one
-    /// function).
-    fn find_labels(&mut self, src: &[u32], from: usize) {
-        self.labels.clear();
-        let mut at = from;
-        while at < src.len() {
-            let n = (src[at] >> 16).max(1) as usize;
-            if src[at] == LABEL && at + 1 < src.len() {
-                self.labels.push((src[at + 1], at));
-            }
-            at += n;
-        }
-        // The first of a label defined twice.
-        self.labels.sort_by_key(|&(id, _)| id);
-    }
-
-    /// Takes the last `n` words of the edit list being made back out of
-    /// it, if they are the end of an input range; false if not.
-    fn retract(&mut self, n: usize) -> bool {
-        match self.edits.last_mut() {
-            Some(last) if last.kind() == Kind::Input && last.len() >= n => {
-                if last.len() == n {
-                    self.edits.pop();
-                } else {
-                    *last = Piece::new(Kind::Input, last.start(), last.len() - n);
-                }
-                true
-            }
-            _ => false,
-        }
     }
 
     /// Appends `words` to the own buffer as part of the edit list being
@@ -335,20 +201,6 @@ impl Pieces {
             report,
         }
     }
-}
-
-/// How many words `a` and `b` have in common at their start; eight at a
-/// time while they can.
-fn common_prefix(a: &[u32], b: &[u32]) -> usize {
-    let n = a.len().min(b.len());
-    let mut k = 0;
-    while k + 8 <= n && a[k..k + 8] == b[k..k + 8] {
-        k += 8;
-    }
-    while k < n && a[k] == b[k] {
-        k += 1;
-    }
-    k
 }
 
 /// The words of an input or own piece.
@@ -544,8 +396,14 @@ mod tests {
         for order in [[0, 1, 1], [1, 0, 0], [0, 1, 0]] {
             let mut p = Pieces::default();
             let lists = [
-                p.add_function(&module, 0..12, &f1),
-                p.add_function(&module, 20..30, &f2),
+                p.add_function(
+                    &spans(&[(false, 0..6), (true, 0..2), (false, 8..12)]),
+                    &[1, 2],
+                ),
+                p.add_function(
+                    &spans(&[(true, 0..1), (false, 20..30), (true, 1..3)]),
+                    &[3, 4, 5],
+                ),
             ];
             let mut expected = Vec::new();
             for (k, &f) in order.iter().enumerate() {
@@ -597,52 +455,16 @@ mod tests {
         assert_eq!(list[2].len(), 4);
     }
 
-    /// An instruction's words: header, then operands.
-    fn inst(opcode: u16, operands: &[u32]) -> Vec<u32> {
-        let mut w = vec![header_word(operands.len() + 1, opcode)];
-        w.extend_from_slice(operands);
-        w
-    }
-
-    /// A block: its label, `body` instructions (`OpLogicalAnd`s defining ids
-    /// from `label + 1`), then `OpBranch %next`.
-    fn block(label: u32, body: u32, next: u32) -> Vec<Vec<u32>> {
-        let mut b = vec![inst(op::Label, &[label])];
-        for k in 1..=body {
-            b.push(inst(op::LogicalAnd, &[7, label + k, label, label]));
-        }
-        b.push(inst(op::Branch, &[next]));
-        b
-    }
-
-    /// Lays down `new` against `input[old]` and checks that the edit list
-    /// spells it, and that the words it took from the input are at least
-    /// `from_input`; returns the number of own words it holds.
-    fn round_trip(input: &[u32], old: Range<usize>, new: &[u32], from_input: usize) -> usize {
-        let mut p = Pieces::default();
-        p.own().extend([1, 2, 3]); // module-scope words before
-        let edits = p.add_function(input, old, new);
-        let mut words = Vec::new();
-        p.function_words(input, edits.clone(), &mut words);
-        assert_eq!(words, new);
-        let taken: usize = p.edits[edits.clone()]
+    /// Spans of (own, range) pairs.
+    fn spans(parts: &[(bool, Range<usize>)]) -> Vec<Span> {
+        parts
             .iter()
-            .filter(|e| e.kind() == Kind::Input)
-            .map(|e| e.len())
-            .sum();
-        assert!(taken >= from_input, "{taken} < {from_input}");
-        // Laid down between input ranges, it is written in its place.
-        p.input(0..2);
-        p.function(edits);
-        p.input(2..3);
-        let out = p.finish(input, Endian::Little, Report::default());
-        let mut expected = input[..2].to_vec();
-        expected.extend_from_slice(new);
-        expected.push(input[2]);
-        assert_eq!(out.to_words(), expected);
-        assert_eq!(out.len_words(), expected.len());
-        assert_eq!(out.into_specialized().words(), expected);
-        new.len() - taken
+            .map(|(own, r)| Span {
+                start: r.start,
+                len: r.len(),
+                own: *own,
+            })
+            .collect()
     }
 
     #[test]
@@ -652,13 +474,21 @@ mod tests {
         // with own words that the second's first own words follow. Each
         // list must spell only its own function, whatever is laid down.
         let input: Vec<u32> = (10..30).collect();
-        for (f1, f2) in [
-            (input[0..10].to_vec(), input[10..20].to_vec()),
-            (vec![1 << 16 | 99], vec![1 << 16 | 98]),
+        for (s1, s2, own) in [
+            ((false, 0..10), (false, 10..20), &[][..]),
+            (
+                (true, 0..1),
+                (true, 1..2),
+                &[1 << 16 | 99, 1 << 16 | 98][..],
+            ),
         ] {
+            let words = |(own_words, r): &(bool, Range<usize>)| {
+                (if *own_words { own } else { &input[..] })[r.clone()].to_vec()
+            };
+            let (f1, f2) = (words(&s1), words(&s2));
             let mut p = Pieces::default();
-            let first = p.add_function(&input, 0..10, &f1);
-            let second = p.add_function(&input, 10..20, &f2);
+            let first = p.add_function(&spans(&[s1]), own);
+            let second = p.add_function(&spans(&[s2]), own);
             for (edits, words) in [(first.clone(), &f1), (second.clone(), &f2)] {
                 let mut got = Vec::new();
                 p.function_words(&input, edits, &mut got);
@@ -672,120 +502,48 @@ mod tests {
     }
 
     #[test]
-    fn edit_lists_take_unchanged_runs_from_the_input() {
-        // A function: its head, then blocks 100 (-> 200), 200, 300, 400.
-        let head = [
-            inst(op::Function, &[7, 50, 0, 8]),
-            inst(op::FunctionParameter, &[7, 51]),
-        ];
-        let blocks = [
-            block(100, 3, 200),
-            block(200, 4, 300),
-            block(300, 2, 400),
-            block(400, 5, 100),
-        ];
-        let end = inst(op::FunctionEnd, &[]);
-        let assemble = |blocks: &[&Vec<Vec<u32>>]| -> Vec<u32> {
-            let mut w: Vec<u32> = head.concat();
-            for b in blocks {
-                w.extend(b.concat());
-            }
-            w.extend_from_slice(&end);
-            w
-        };
-        let f = assemble(&[&blocks[0], &blocks[1], &blocks[2], &blocks[3]]);
-        // Other words around the function in the input.
-        let mut input = vec![9, 9, 9];
-        input.extend_from_slice(&f);
-        input.extend([9, 9]);
-        let old = 3..3 + f.len();
-
-        // Unchanged: all from the input, no own word.
-        assert_eq!(round_trip(&input, old.clone(), &f, f.len()), 0);
-
-        // An operand changed: one own word.
-        let mut changed = f.clone();
-        let at = head.concat().len() + 2 + 3; // %101's first operand
-        changed[at] = 77;
-        assert_eq!(round_trip(&input, old.clone(), &changed, f.len() - 1), 1);
-
-        // Instructions deleted (two in a row, at a block's start and end),
-        // a block dropped, and a terminator replaced by a shorter one.
-        let mut b0 = blocks[0].clone();
-        b0.remove(1);
-        b0.remove(1);
-        let mut b1 = blocks[1].clone();
-        b1.remove(4);
-        *b1.last_mut().unwrap() = inst(op::Return, &[]);
-        let new = assemble(&[&b0, &b1, &blocks[3]]);
-        // The OpReturn is new; so is the one word in which %103 differs
-        // from the deleted %101 it is compared with first (same shape:
-        // taken for a changed operand).
-        let own = round_trip(&input, old.clone(), &new, new.len() - 2);
-        assert_eq!(own, 2);
-
-        // Blocks moved: found by their labels, wherever they are.
-        let new = assemble(&[&blocks[3], &blocks[1], &blocks[0], &blocks[2]]);
-        assert_eq!(round_trip(&input, old.clone(), &new, new.len()), 0);
-
-        // Grown: a phi longer than the instruction it replaces, and a new
-        // block; more words than the input's function.
-        let mut b2 = blocks[2].clone();
-        b2.insert(1, inst(op::Phi, &[7, 301, 1, 100, 2, 200, 3, 400]));
-        let extra = block(500, 6, 100);
-        let new = assemble(&[&blocks[0], &b2, &extra, &blocks[1], &blocks[3], &blocks[2]]);
-        assert!(new.len() > f.len());
-        // At most the new words are own (some words of the new block
-        // equal the input's: those are taken too).
-        let added = extra.concat().len() + 9;
-        let own = round_trip(&input, old.clone(), &new, new.len() - added);
-        assert!(own <= added);
-
-        // Words that are not instructions (a header claiming more words
-        // than there are, zero word counts) still come out exactly.
-        let new = vec![0, 0, (9 << 16) | 5, 1, 2];
-        round_trip(&input, old.clone(), &new, 0);
-        let new = [&f[..], &[0xffff_0000][..]].concat();
-        round_trip(&input, old, &new, f.len());
-    }
-
-    #[test]
-    fn edit_lists_spell_any_new_words() {
-        // Random functions against random edits of them: whatever is
-        // found or not, the list spells the new words exactly.
+    fn edit_lists_spell_their_spans_and_hold_only_own_words() {
+        // Random functions as spans of a random input and own words: the
+        // list spells them in order, holds only the own spans' words, and
+        // is written in its place between input ranges.
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: u32| {
+        let mut next = move |n: usize| {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            (seed % u64::from(n)) as u32
+            (seed % n as u64) as usize
         };
+        let input: Vec<u32> = (1000..1100).collect();
         for _ in 0..300 {
-            let mut f = Vec::new();
-            for _ in 0..next(40) {
-                match next(4) {
-                    0 => f.extend(inst(op::Label, &[next(20)])),
-                    1 => f.push(next(3) << 16 | next(300)),
-                    _ => f.extend(inst(
-                        op::LogicalAnd,
-                        &[next(5), next(50), next(50), next(50)],
-                    )),
-                }
+            let own: Vec<u32> = (0..next(20) as u32).collect();
+            let mut parts = Vec::new();
+            for _ in 0..next(12) {
+                let (own_span, limit) = match next(2) {
+                    0 if !own.is_empty() => (true, own.len()),
+                    _ => (false, input.len()),
+                };
+                let start = next(limit);
+                parts.push((own_span, start..start + next(limit - start + 1)));
             }
-            let mut new = f.clone();
-            for _ in 0..next(6) {
-                let at = next(new.len() as u32 + 1) as usize;
-                match next(3) {
-                    0 if at < new.len() => {
-                        new.remove(at);
-                    }
-                    1 => new.insert(at, next(1 << 20)),
-                    _ if at < new.len() => new[at] = next(1 << 20),
-                    _ => {}
-                }
-            }
-            let input = [&[1, 2, 3][..], &f, &[4, 5]].concat();
-            round_trip(&input, 3..3 + f.len(), &new, 0);
+            let expected: Vec<u32> = parts
+                .iter()
+                .flat_map(|(o, r)| (if *o { &own } else { &input })[r.clone()].to_vec())
+                .collect();
+            let mut p = Pieces::default();
+            p.own().extend([1, 2, 3]); // module-scope words before
+            let edits = p.add_function(&spans(&parts), &own);
+            let mut words = Vec::new();
+            p.function_words(&input, edits.clone(), &mut words);
+            assert_eq!(words, expected);
+            let held: usize = parts.iter().filter(|(o, _)| *o).map(|(_, r)| r.len()).sum();
+            assert_eq!(p.own.len(), 3 + held);
+            p.input(0..2);
+            p.function(edits);
+            p.input(2..3);
+            let out = p.finish(&input, Endian::Little, Report::default());
+            let expected = [&input[..2], &expected, &input[2..3]].concat();
+            assert_eq!(out.to_words(), expected);
+            assert_eq!(out.into_specialized().words(), expected);
         }
     }
 }

@@ -199,8 +199,10 @@ impl<'w> Prepared<'w> {
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
-        // One rewrite's words with their constants, before they are kept
-        // as an edit list against the input.
+        // One rewrite's own words with their constants, before they are
+        // kept in its edit list.
+        let mut own = Vec::new();
+        // Its words in order, for the scan of what it mentions.
         let mut words = Vec::new();
         for (k, f) in self.m.functions.iter().enumerate() {
             if !a.scan.needs_rewrite(k) {
@@ -209,14 +211,12 @@ impl<'w> Prepared<'w> {
             let name = self.g.function_name(f.id);
             let r = rewrite(k, f, ctx, &name)?;
             // Constants are chosen on first need, in module order.
-            words.clear();
-            words.extend_from_slice(&r.words);
+            own.clear();
+            own.extend_from_slice(&r.own);
             for &(at, b) in &r.constant_uses {
-                words[at] = ctx.constant(b);
+                own[at] = ctx.constant(b);
             }
-            let range = rewrites
-                .pieces
-                .add_function(self.words, f.start..f.end, &words);
+            let range = rewrites.pieces.add_function(&r.spans, &own);
             report.add_rewrite(name, &r);
             rewrites.removed_ids.extend(r.removed_ids.iter().copied());
             // A rewrite shared with other targets is copied from (its
@@ -224,6 +224,12 @@ impl<'w> Prepared<'w> {
             let ids_start = rewrites.ids.len();
             rewrites.ids.extend_from_slice(&r.callees);
             let callees = r.callees.len();
+            // Scanned in one piece: a walk per span costs more than the copy.
+            words.clear();
+            for span in &r.spans {
+                words.extend_from_slice(span.words(self.words, &own));
+            }
+            let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
             match Arc::try_unwrap(r) {
                 Ok(r) => {
                     if !r.bad_uses.is_empty() {
@@ -237,7 +243,6 @@ impl<'w> Prepared<'w> {
                     }
                 }
             }
-            let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
             rewrites.ids.extend_from_slice(&tracked);
             // By id: a later function of the same id takes its place.
             if let Some(place) = a.place(f.id) {

@@ -58,6 +58,7 @@ use order::dominance_order;
 use sccp::{NONE, Sccp};
 
 use crate::error::Result;
+use std::ops::Range;
 
 /// A use of a chain value the pass cannot fold, found in a live block.
 #[derive(Debug, Clone)]
@@ -70,11 +71,37 @@ pub(crate) struct BadUse {
     pub value: u32,
 }
 
+/// A stretch of a rewritten function's words: words of the input, which
+/// the rewrite left as they are, or words of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// Where the words start: in the module's words, or in
+    /// [`Rewritten::own`].
+    pub start: usize,
+    /// How many words.
+    pub len: usize,
+    /// The words are in [`Rewritten::own`], not in the input.
+    pub own: bool,
+}
+
+impl Span {
+    /// The span's words, out of the module's `input` or the rewrite's `own`.
+    pub(crate) fn words<'a>(&self, input: &'a [u32], own: &'a [u32]) -> &'a [u32] {
+        let words = if self.own { own } else { input };
+        &words[self.start..self.start + self.len]
+    }
+}
+
 /// What rewriting one function produced.
 #[derive(Debug, Default)]
 pub(crate) struct Rewritten {
-    /// The function's new words (`OpFunction` … `OpFunctionEnd`).
-    pub words: Vec<u32>,
+    /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
+    /// the rewrite records what it keeps of the input as it writes, so
+    /// nothing has to find it again by comparing words.
+    pub spans: Vec<Span>,
+    /// The words the rewrite wrote itself: the instructions it changed or
+    /// made.
+    pub own: Vec<u32>,
     /// Callees of live `OpFunctionCall`s, in order.
     pub callees: Vec<u32>,
     /// Unresolved uses in live blocks.
@@ -89,7 +116,7 @@ pub(crate) struct Rewritten {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
-    /// Positions in `words` that take the boolean constant of the given
+    /// Positions in `own` that take the boolean constant of the given
     /// value (0 until then), in the order the rewrite needed them: the
     /// driver fills them, choosing each constant on its first need, so that
     /// the rewrite itself only reads the context.
@@ -97,6 +124,37 @@ pub(crate) struct Rewritten {
     /// Local chain values with their defining instruction, for messages
     /// (filled only when there are bad uses).
     pub chain_defs: HashMap<u32, Inst>,
+}
+
+impl Rewritten {
+    /// Appends the input's words `range` to the function.
+    fn take_input(&mut self, range: Range<usize>) {
+        self.take(range.start, range.len(), false);
+    }
+
+    /// Appends the own words written since [`Rewritten::own`] held
+    /// `start` words.
+    fn take_own(&mut self, start: usize) {
+        self.take(start, self.own.len() - start, true);
+    }
+
+    /// Appends a new instruction of the rewrite's own.
+    fn write(&mut self, opcode: u16, operands: impl IntoIterator<Item = u32>) {
+        let start = self.own.len();
+        push_inst(&mut self.own, opcode, operands);
+        self.take_own(start);
+    }
+
+    /// Appends a span, extending the last one where it continues it.
+    fn take(&mut self, start: usize, len: usize, own: bool) {
+        if len == 0 {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.own == own && last.start + last.len == start => last.len += len,
+            _ => self.spans.push(Span { start, len, own }),
+        }
+    }
 }
 
 /// Storage reused across the functions of one run: the rewrite of a
@@ -163,10 +221,9 @@ pub(in crate::specialize) fn rewrite_decoded(
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
     if f.blocks.is_empty() {
-        Ok(Rewritten {
-            words: f.words[f.range.clone()].to_vec(),
-            ..Rewritten::default()
-        })
+        let mut out = Rewritten::default();
+        out.take_input(f.range.clone());
+        Ok(out)
     } else {
         rewrite_blocks(f, ctx, fname, scratch)
     }
@@ -205,10 +262,16 @@ fn rewrite_blocks(
         .filter(|&b| !live[b])
         .map(|b| 1 + (f.blocks[b].end - f.blocks[b].body) / 2)
         .sum();
+    // The emitter adds at most two spans per noted instruction and three
+    // per block, and writes at most the noted instructions' words and one
+    // word per block (a stub's `OpUnreachable`).
+    let noted_words: usize = f.noted.iter().map(|n| n.inst.end() - n.inst.at).sum();
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
         removed_ids: Vec::with_capacity(substituted + dead_ids),
         callees: Vec::with_capacity(f.calls.len()),
+        spans: Vec::with_capacity(2 * f.noted.len() + 3 * f.blocks.len() + 2),
+        own: Vec::with_capacity(noted_words + f.blocks.len()),
         ..Rewritten::default()
     };
     let e = Emitter {
@@ -460,28 +523,27 @@ struct Emitter<'a, 'm> {
 impl Emitter<'_, '_> {
     /// Emits the function with its blocks in `order` into `out`, counting
     /// what it folds and recording calls, unresolved uses and removed ids.
-    /// Words between the noted instructions that change are copied as
-    /// whole runs.
+    /// Words between the noted instructions that change are taken as
+    /// whole runs of the input.
     fn emit(&self, order: &[usize], out: &mut Rewritten) {
         let f = self.f;
-        let mut words = Vec::with_capacity(f.range.len());
         // The head: `OpFunction` and its parameters, up to the first label.
         let first = &f.blocks[0];
         let mut run = f.range.start;
         for k in 0..first.noted.0 as usize {
             let inst = f.noted[k].inst;
             if f.noted[k].mentions && inst.at < first.label_at {
-                words.extend_from_slice(&f.words[run..inst.at]);
+                out.take_input(run..inst.at);
                 run = inst.end();
-                self.copy(k, &mut words, out);
+                self.copy(k, out);
             }
         }
-        words.extend_from_slice(&f.words[run..first.label_at]);
+        out.take_input(run..first.label_at);
         for &b in order {
             let blk = &f.blocks[b];
-            words.extend_from_slice(&f.words[blk.label_at..blk.body]); // OpLabel
+            out.take_input(blk.label_at..blk.body); // OpLabel
             if self.stub[b] {
-                push_inst(&mut words, op::Unreachable, []);
+                out.write(op::Unreachable, []);
                 continue;
             }
             self.push_callees(b, out);
@@ -495,14 +557,13 @@ impl Emitter<'_, '_> {
                 if inst.opcode == op::Label || self.verbatim(b, k, merge) {
                     continue;
                 }
-                self.copy_run(run, inst.at, &mut words, out);
+                self.copy_run(run, inst.at, out);
                 run = inst.end();
-                self.emit_noted(b, k, merge, &mut words, out);
+                self.emit_noted(b, k, merge, out);
             }
-            self.copy_run(run, blk.end, &mut words, out);
+            self.copy_run(run, blk.end, out);
         }
-        words.extend_from_slice(&f.words[f.end_at..f.range.end]); // OpFunctionEnd
-        out.words = words;
+        out.take_input(f.end_at..f.range.end); // OpFunctionEnd
     }
 
     /// Lists the callees of live block `b`'s calls that stay.
@@ -520,22 +581,22 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// Copies the instructions that are not noted in `words[from..to]`:
+    /// Takes the instructions that are not noted in `words[from..to]`:
     /// as they are, but for those defining an id substituted (possible
     /// only when an id is defined twice), which go.
     #[inline]
-    fn copy_run(&self, from: usize, to: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    fn copy_run(&self, from: usize, to: usize, out: &mut Rewritten) {
         if self.substituted == 0 || self.f.unique_results {
-            words.extend_from_slice(&self.f.words[from..to]);
+            out.take_input(from..to);
         } else {
-            self.copy_run_dropping(from, to, words, out);
+            self.copy_run_dropping(from, to, out);
         }
     }
 
     /// [`Emitter::copy_run`] when a substituted id may be defined in the
     /// run: instruction by instruction.
     #[inline(never)]
-    fn copy_run_dropping(&self, from: usize, to: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    fn copy_run_dropping(&self, from: usize, to: usize, out: &mut Rewritten) {
         let f = self.f;
         let mut at = from;
         while at < to {
@@ -544,7 +605,7 @@ impl Emitter<'_, '_> {
             if result != 0 && self.local_subst(result).is_some() {
                 out.removed_ids.push(result);
             } else {
-                words.extend_from_slice(iw);
+                out.take_input(at..at + iw.len());
             }
             at += iw.len();
         }
@@ -573,22 +634,15 @@ impl Emitter<'_, '_> {
 
     /// Emits noted instruction `k` of live block `b` (whose merge
     /// instruction is `merge`).
-    fn emit_noted(
-        &self,
-        b: usize,
-        k: usize,
-        merge: Option<usize>,
-        words: &mut Vec<u32>,
-        out: &mut Rewritten,
-    ) {
+    fn emit_noted(&self, b: usize, k: usize, merge: Option<usize>, out: &mut Rewritten) {
         let f = self.f;
         let n = f.noted[k];
         if merge == Some(k) {
             match self.merge[b] {
-                Some(MergeAction::Keep) | None => self.copy(k, words, out),
+                Some(MergeAction::Keep) | None => self.copy(k, out),
                 Some(MergeAction::Drop) => {}
                 Some(MergeAction::ToSelection) => {
-                    push_inst(words, op::SelectionMerge, [f.inst_words(k)[1], 0])
+                    out.write(op::SelectionMerge, [f.inst_words(k)[1], 0])
                 }
             }
             return;
@@ -604,12 +658,12 @@ impl Emitter<'_, '_> {
         }
         if k == f.terminator(b) && self.decided[b] != NONE {
             let target = f.blocks[self.decided[b]].label;
-            push_inst(words, op::Branch, [target]);
+            out.write(op::Branch, [target]);
             out.branches_folded += 1;
             return;
         }
         if n.inst.opcode == op::Phi {
-            self.emit_phi(k, b, words, out);
+            self.emit_phi(k, b, out);
             return;
         }
         // Chain values used where they cannot be folded.
@@ -628,7 +682,7 @@ impl Emitter<'_, '_> {
                 }
             }
         }
-        self.copy(k, words, out);
+        self.copy(k, out);
     }
 
     /// True when `id` is a local chain value.
@@ -642,22 +696,30 @@ impl Emitter<'_, '_> {
         Some(self.subst[d]).filter(|v| *v != Val::Top)
     }
 
-    /// Copies noted instruction `k`, rewriting uses of substituted ids.
-    fn copy(&self, k: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    /// Copies noted instruction `k`, rewriting uses of substituted ids:
+    /// taken from the input if none is, else written as the rewrite's own.
+    fn copy(&self, k: usize, out: &mut Rewritten) {
         let f = self.f;
         let w = f.inst_words(k);
-        let start = words.len();
-        words.extend_from_slice(w);
-        if !f.noted[k].mentions {
-            return;
-        }
-        for &(pos, role) in f.ids(k) {
-            if matches!(role, Role::Use | Role::MaybeId)
-                && let Some(r) = self.replacement(w[pos as usize])
-            {
-                let at = start + pos as usize;
-                words[at] = place(r, at, &mut out.constant_uses);
+        let start = out.own.len();
+        if f.noted[k].mentions {
+            for &(pos, role) in f.ids(k) {
+                if matches!(role, Role::Use | Role::MaybeId)
+                    && let Some(r) = self.replacement(w[pos as usize])
+                {
+                    if out.own.len() == start {
+                        out.own.extend_from_slice(w);
+                    }
+                    let at = start + pos as usize;
+                    out.own[at] = place(r, at, &mut out.constant_uses);
+                }
             }
+        }
+        if out.own.len() > start {
+            out.take_own(start);
+        } else {
+            let inst = f.noted[k].inst;
+            out.take_input(inst.at..inst.end());
         }
     }
 
@@ -678,10 +740,13 @@ impl Emitter<'_, '_> {
             .or_else(|| (cur != id).then_some(Replacement::Id(cur)))
     }
 
-    /// Copies phi `k` of block `b`, keeping only pairs whose edge survives.
-    fn emit_phi(&self, k: usize, b: usize, words: &mut Vec<u32>, out: &mut Rewritten) {
+    /// Copies phi `k` of block `b`, keeping only pairs whose edge
+    /// survives: taken from the input if that leaves it as it is.
+    fn emit_phi(&self, k: usize, b: usize, out: &mut Rewritten) {
         let f = self.f;
         let w = f.inst_words(k);
+        let constants = out.constant_uses.len();
+        let words = &mut out.own;
         let at = words.len();
         words.extend_from_slice(&w[..3]);
         for pair in w[3..].chunks(2) {
@@ -699,6 +764,13 @@ impl Emitter<'_, '_> {
             }
         }
         words[at] = header_word(words.len() - at, op::Phi);
+        if out.constant_uses.len() == constants && words[at..] == *w {
+            words.truncate(at);
+            let inst = f.noted[k].inst;
+            out.take_input(inst.at..inst.end());
+        } else {
+            out.take_own(at);
+        }
     }
 }
 

@@ -7,6 +7,11 @@
 #   of 1, 10 and 100 MB (every 10th kernel predicated), as a total and per
 #   input word (linear in size when the per-word figure stays flat), and on
 #   every golden input (small modules: the fixed cost of a run);
+# - the batch: `examples/specialize_file all` (`specialize_many` for all 61
+#   processors, every output materialized, in-process) against the same
+#   program for one target on the 1 MB module, process start subtracted
+#   from both (issue 10's "61 targets in one call" as counted work: both
+#   of the batch's threads are counted);
 # - the same count for `cp IN OUT`, the floor of any tool that writes a file;
 # - wall time on tmpfs (/dev/shm, so the disk does not hide the code):
 #   median of 5 runs of the CLI and of `cp`, and their ratio.
@@ -18,9 +23,10 @@ runs=5
 tmp=$(mktemp -d /dev/shm/rspv-instr.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-cargo build --release --quiet --bin rspv-specialize --example gen_module
+cargo build --release --quiet --bin rspv-specialize --example gen_module --example specialize_file
 cli=$PWD/target/release/rspv-specialize
 gen=$PWD/target/release/examples/gen_module
+one_file=$PWD/target/release/examples/specialize_file
 
 # I refs of one command (counted whether or not it succeeds: some golden
 # inputs are meant to fail).
@@ -73,3 +79,12 @@ nop=$(irefs "$cli" --version)
 awk -v dc="$dc" -v max="$max" -v name="$maxname" -v nop="$nop" 'BEGIN {
     printf "dispatch-chain: %.2f M I refs; largest of the golden inputs: %.2f M (%s); `rspv-specialize --version` (process start): %.2f M\n",
         dc / 1e6, max / 1e6, name, nop / 1e6 }'
+echo
+in=$tmp/calls_1mb.spv
+"$gen" --mb 1 -o "$in" 2>/dev/null
+all=$(irefs "$one_file" all "$in")
+one=$(irefs "$one_file" gfx950 "$in")
+start=$(irefs "$one_file")
+awk -v all="$all" -v one="$one" -v s="$start" 'BEGIN {
+    printf "61 targets in one call (specialize_many, in-process, calls 1 MB): %.1f M I refs; one target: %.1f M; process start: %.2f M; batch / one: %.2f\n",
+        all / 1e6, one / 1e6, s / 1e6, (all - s) / (one - s) }'

@@ -3,20 +3,23 @@
 //! reads the module's bytes into memory, calls `specialize` (bytes in, a
 //! `Specialized` holding the output's words out) and prints the output's
 //! size. The peak counts the caller's input, as issue 10's memory target
-//! does.
+//! does. TARGET `all` calls `specialize_many` for every processor of the
+//! embedded tables instead (every output materialized), the batch whose
+//! work `benches/instructions.sh` counts against one target's.
 //!
 //! ```text
 //! cargo run --release --example specialize_file -- gfx950 big.spv
+//! cargo run --release --example specialize_file -- all big.spv
 //! ```
 
 use std::process::ExitCode;
 
-use rspv_specialize::{ArchTables, Options, specialize};
+use rspv_specialize::{ArchTables, Options, specialize, specialize_many};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let [target, path] = args.as_slice() else {
-        eprintln!("usage: specialize_file TARGET IN.spv");
+        eprintln!("usage: specialize_file (TARGET | all) IN.spv");
         return ExitCode::FAILURE;
     };
     match run(target, path) {
@@ -31,10 +34,23 @@ fn main() -> ExitCode {
     }
 }
 
-/// Specializes the module in `path` for `target`; the output's word count.
+/// Specializes the module in `path` for `target` (`all`: every
+/// processor); the outputs' word count.
 fn run(target: &str, path: &str) -> Result<usize, Box<dyn std::error::Error>> {
     let bytes = std::fs::read(path)?;
-    let target = ArchTables::embedded().target(target)?;
-    let out = specialize(&bytes, &target, &Options::default())?;
+    let tables = ArchTables::embedded();
+    if target == "all" {
+        let targets = tables
+            .processors()
+            .iter()
+            .map(|p| tables.target(&p.name))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut words = 0;
+        for out in specialize_many(&bytes, &targets, &Options::default())? {
+            words += out?.words().len();
+        }
+        return Ok(words);
+    }
+    let out = specialize(&bytes, &tables.target(target)?, &Options::default())?;
     Ok(out.words().len())
 }

@@ -199,11 +199,9 @@ impl<'w> Prepared<'w> {
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
-        // One rewrite's own words with their constants, before they are
-        // kept in its edit list.
-        let mut own = Vec::new();
-        // Its words in order, for the scan of what it mentions.
-        let mut words = Vec::new();
+        // One rewrite's own words with their constants, and scratch for
+        // the scan of its words.
+        let (mut own, mut words) = (Vec::new(), Vec::new());
         for (k, f) in self.m.functions.iter().enumerate() {
             if !a.scan.needs_rewrite(k) {
                 continue;
@@ -216,43 +214,8 @@ impl<'w> Prepared<'w> {
             for &(at, b) in &r.constant_uses {
                 own[at] = ctx.constant(b);
             }
-            let range = rewrites.pieces.add_function(&r.spans, &own);
             report.add_rewrite(name, &r);
-            rewrites.removed_ids.extend(r.removed_ids.iter().copied());
-            // A rewrite shared with other targets is copied from (its
-            // chain definitions only when a message needs them).
-            let ids_start = rewrites.ids.len();
-            rewrites.ids.extend_from_slice(&r.callees);
-            let callees = r.callees.len();
-            // Scanned in one piece: a walk per span costs more than the copy.
-            words.clear();
-            for span in &r.spans {
-                words.extend_from_slice(span.words(self.words, &own));
-            }
-            let tracked = scan::tracked_mentions_in(&words, &a.tracked_table_ids, false)?;
-            match Arc::try_unwrap(r) {
-                Ok(r) => {
-                    if !r.bad_uses.is_empty() {
-                        rewrites.bad.push((f.id, r.bad_uses, r.chain_defs));
-                    }
-                }
-                Err(r) => {
-                    if !r.bad_uses.is_empty() {
-                        let bad = (r.bad_uses.clone(), r.chain_defs.clone());
-                        rewrites.bad.push((f.id, bad.0, bad.1));
-                    }
-                }
-            }
-            rewrites.ids.extend_from_slice(&tracked);
-            // By id: a later function of the same id takes its place.
-            if let Some(place) = a.place(f.id) {
-                rewrites.by_place[place] = rewrites.done.len() as u32;
-            }
-            rewrites.done.push(Done {
-                edits: range,
-                ids: ids_start..rewrites.ids.len(),
-                callees,
-            });
+            rewrites.keep(a, f.id, r, &own, self.words, &mut words)?;
         }
         Ok(rewrites)
     }
@@ -445,6 +408,53 @@ struct Done {
 }
 
 impl Rewrites {
+    /// Keeps the rewrite `r` of the function with id `id`, whose own words
+    /// with their constants are `own` (`input`: the module's words): its
+    /// edit list, the ids it deleted, the callees it still calls and the
+    /// tracked table ids it still mentions (`words` is scratch for their
+    /// scan), and the uses it could not fold.
+    fn keep(
+        &mut self,
+        a: &Analysis,
+        id: u32,
+        r: Arc<function::Rewritten>,
+        own: &[u32],
+        input: &[u32],
+        words: &mut Vec<u32>,
+    ) -> Result<()> {
+        let edits = self.pieces.add_function(&r.spans, own);
+        self.removed_ids.extend(r.removed_ids.iter().copied());
+        let ids_start = self.ids.len();
+        self.ids.extend_from_slice(&r.callees);
+        let callees = r.callees.len();
+        // Scanned in one piece: a walk per span costs more than the copy.
+        words.clear();
+        for span in &r.spans {
+            words.extend_from_slice(span.words(input, own));
+        }
+        let tracked = scan::tracked_mentions_in(words, &a.tracked_table_ids, false)?;
+        self.ids.extend_from_slice(&tracked);
+        if !r.bad_uses.is_empty() {
+            // A rewrite shared with other targets is copied from (its
+            // chain definitions only when a message needs them).
+            let (bad, defs) = match Arc::try_unwrap(r) {
+                Ok(r) => (r.bad_uses, r.chain_defs),
+                Err(r) => (r.bad_uses.clone(), r.chain_defs.clone()),
+            };
+            self.bad.push((id, bad, defs));
+        }
+        // By id: a later function of the same id takes its place.
+        if let Some(place) = a.place(id) {
+            self.by_place[place] = self.done.len() as u32;
+        }
+        self.done.push(Done {
+            edits,
+            ids: ids_start..self.ids.len(),
+            callees,
+        });
+        Ok(())
+    }
+
     /// The rewrite of the function with id `f`, if it was rewritten (the
     /// last one of that id, when the module defines it twice).
     fn of(&self, a: &Analysis, f: u32) -> Option<&Done> {

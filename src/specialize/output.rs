@@ -232,6 +232,13 @@ impl<'w> Output<'w> {
         self.flat_pieces().map(|p| slice(self.input, &self.own, p))
     }
 
+    /// How many words of its own the output holds (the rest are ranges
+    /// of the input).
+    #[cfg(test)]
+    pub(super) fn own_len(&self) -> usize {
+        self.own.len()
+    }
+
     /// The module's length in words.
     pub fn len_words(&self) -> usize {
         self.chunks().map(<[u32]>::len).sum()

@@ -12,6 +12,10 @@
 #   program for one target on the 1 MB module, process start subtracted
 #   from both (issue 10's "61 targets in one call" as counted work: both
 #   of the batch's threads are counted);
+# - the latency of one in-process call (`specialize`) in instructions:
+#   `examples/specialize_file TARGET IN 101` minus the same with 1, over
+#   100, on dispatch-chain and on the 40 KB module whose every kernel is
+#   predicated;
 # - the same count for `cp IN OUT`, the floor of any tool that writes a file;
 # - wall time on tmpfs (/dev/shm, so the disk does not hide the code):
 #   median of 5 runs of the CLI and of `cp`, and their ratio.
@@ -88,3 +92,12 @@ start=$(irefs "$one_file")
 awk -v all="$all" -v one="$one" -v s="$start" 'BEGIN {
     printf "61 targets in one call (specialize_many, in-process, calls 1 MB): %.1f M I refs; one target: %.1f M; process start: %.2f M; batch / one: %.2f\n",
         all / 1e6, one / 1e6, s / 1e6, (all - s) / (one - s) }'
+echo
+g40=$tmp/every_kernel_40kb.spv
+"$gen" --mb 0.04 --every 1 -o "$g40" 2>/dev/null
+for in in tests/golden/dispatch-chain/input.spv "$g40"; do
+    once=$(irefs "$one_file" gfx950 "$in" 1)
+    many=$(irefs "$one_file" gfx950 "$in" 101)
+    awk -v once="$once" -v many="$many" -v name="$(basename "$(dirname "$in")")/$(basename "$in")" 'BEGIN {
+        printf "in-process call (specialize, gfx950) on %s: %.0f k I refs\n", name, (many - once) / 100 / 1e3 }'
+done

@@ -5,11 +5,15 @@
 //! size. The peak counts the caller's input, as issue 10's memory target
 //! does. TARGET `all` calls `specialize_many` for every processor of the
 //! embedded tables instead (every output materialized), the batch whose
-//! work `benches/instructions.sh` counts against one target's.
+//! work `benches/instructions.sh` counts against one target's. REPEAT
+//! calls it that many times on the same bytes, so that the difference
+//! of two counts is the work of one call (`benches/instructions.sh`: the
+//! latency of small modules in instructions).
 //!
 //! ```text
 //! cargo run --release --example specialize_file -- gfx950 big.spv
 //! cargo run --release --example specialize_file -- all big.spv
+//! cargo run --release --example specialize_file -- gfx950 small.spv 101
 //! ```
 
 use std::process::ExitCode;
@@ -18,11 +22,17 @@ use rspv_specialize::{ArchTables, Options, specialize, specialize_many};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [target, path] = args.as_slice() else {
-        eprintln!("usage: specialize_file (TARGET | all) IN.spv");
-        return ExitCode::FAILURE;
+    let (target, path, repeat) = match args.as_slice() {
+        [target, path] => (target, path, 1),
+        [target, path, n] if n.parse::<usize>().is_ok_and(|n| n > 0) => {
+            (target, path, n.parse().unwrap_or(1))
+        }
+        _ => {
+            eprintln!("usage: specialize_file (TARGET | all) IN.spv [REPEAT]");
+            return ExitCode::FAILURE;
+        }
     };
-    match run(target, path) {
+    match run(target, path, repeat) {
         Ok(words) => {
             println!("{path}: {words} words out");
             ExitCode::SUCCESS
@@ -35,9 +45,19 @@ fn main() -> ExitCode {
 }
 
 /// Specializes the module in `path` for `target` (`all`: every
-/// processor); the outputs' word count.
-fn run(target: &str, path: &str) -> Result<usize, Box<dyn std::error::Error>> {
+/// processor), `repeat` times; the last call's outputs' word count.
+fn run(target: &str, path: &str, repeat: usize) -> Result<usize, Box<dyn std::error::Error>> {
     let bytes = std::fs::read(path)?;
+    let mut words = 0;
+    for _ in 0..repeat {
+        words = run_once(target, &bytes)?;
+    }
+    Ok(words)
+}
+
+/// One call for `target` (`all`: every processor) on `bytes`; the outputs'
+/// word count.
+fn run_once(target: &str, bytes: &[u8]) -> Result<usize, Box<dyn std::error::Error>> {
     let tables = ArchTables::embedded();
     if target == "all" {
         let targets = tables
@@ -46,11 +66,11 @@ fn run(target: &str, path: &str) -> Result<usize, Box<dyn std::error::Error>> {
             .map(|p| tables.target(&p.name))
             .collect::<Result<Vec<_>, _>>()?;
         let mut words = 0;
-        for out in specialize_many(&bytes, &targets, &Options::default())? {
+        for out in specialize_many(bytes, &targets, &Options::default())? {
             words += out?.words().len();
         }
         return Ok(words);
     }
-    let out = specialize(&bytes, &tables.target(target)?, &Options::default())?;
+    let out = specialize(bytes, &tables.target(target)?, &Options::default())?;
     Ok(out.words().len())
 }

@@ -95,9 +95,11 @@ awk -v all="$all" -v one="$one" -v s="$start" 'BEGIN {
 echo
 g40=$tmp/every_kernel_40kb.spv
 "$gen" --mb 0.04 --every 1 -o "$g40" 2>/dev/null
-for in in tests/golden/dispatch-chain/input.spv "$g40"; do
+for pair in "dispatch-chain:tests/golden/dispatch-chain/input.spv" "every kernel predicated, 40 KB:$g40"; do
+    name=${pair%%:*}
+    in=${pair#*:}
     once=$(irefs "$one_file" gfx950 "$in" 1)
     many=$(irefs "$one_file" gfx950 "$in" 101)
-    awk -v once="$once" -v many="$many" -v name="$(basename "$(dirname "$in")")/$(basename "$in")" 'BEGIN {
+    awk -v once="$once" -v many="$many" -v name="$name" 'BEGIN {
         printf "in-process call (specialize, gfx950) on %s: %.0f k I refs\n", name, (many - once) / 100 / 1e3 }'
 done

@@ -25,12 +25,12 @@ pub(super) fn find<'a>(data: &'a [u8], limits: &Limits) -> Result<Vec<Embedded<'
             ),
         )
     })?;
-    if let Some((bytes, at)) = section(&file, FATBIN)? {
+    if let Some((bytes, at)) = section(&file, FATBIN, data.len())? {
         let mut walk = Walk::new(limits, Some((FATBIN.to_string(), at)));
         walk.bundles(bytes, at)?;
         return walk.finish(&format!("section {FATBIN} (byte {at})"));
     }
-    if let Some((bytes, at)) = section(&file, OFFLOADING)? {
+    if let Some((bytes, at)) = section(&file, OFFLOADING, data.len())? {
         return offload_binary::find(bytes, at, OFFLOADING);
     }
     Err(binary(
@@ -41,8 +41,13 @@ pub(super) fn find<'a>(data: &'a [u8], limits: &Limits) -> Result<Vec<Embedded<'
     ))
 }
 
-/// The bytes and input offset of the section `name`, if there is one.
-fn section<'a>(file: &object::File<'a>, name: &str) -> Result<Option<(&'a [u8], usize)>> {
+/// The bytes and input offset of the section `name`, if there is one, in
+/// a file of `len` bytes.
+fn section<'a>(
+    file: &object::File<'a>,
+    name: &str,
+    len: usize,
+) -> Result<Option<(&'a [u8], usize)>> {
     let Some(s) = file.section_by_name(name) else {
         return Ok(None);
     };
@@ -60,5 +65,15 @@ fn section<'a>(file: &object::File<'a>, name: &str) -> Result<Option<(&'a [u8], 
             format!("section {name} (offset {at}, {size} bytes) could not be read: {e}"),
         )
     })?;
-    Ok(Some((bytes, at as usize)))
+    // An empty section reads as no bytes wherever its offset points; an
+    // offset past the end would then name bytes the input does not have.
+    match usize::try_from(at) {
+        Ok(at) if at <= len => Ok(Some((bytes, at))),
+        _ => Err(binary(
+            0,
+            format!(
+                "section {name} (offset {at}, {size} bytes) lies past the end of the file ({len} bytes)"
+            ),
+        )),
+    }
 }

@@ -344,7 +344,7 @@ impl<'o> Digests<'o> {
     /// output with the same predicate values when its words and byte order
     /// are the same (checked, not assumed), else computed.
     fn of(&mut self, out: &'o Specialized, data: &[u8]) -> String {
-        let values: Vec<bool> = out.report().predicates.iter().map(|p| p.value).collect();
+        let values = predicate_values(out);
         let same = |(v, o, _): &&(Vec<bool>, &Specialized, String)| {
             *v == values && o.endian() == out.endian() && o.words() == out.words()
         };
@@ -380,17 +380,21 @@ fn manifest_entry(
     entry
 }
 
+/// The value of each predicate in `out`, in table order: outputs alike in
+/// these are the same rewrite.
+fn predicate_values(out: &Specialized) -> Vec<bool> {
+    out.report().predicates.iter().map(|p| p.value).collect()
+}
+
 /// The outputs grouped by distinct rewrite, in the order of their first
 /// target: `(indices into jobs, the first output)`. Targets that give every
 /// predicate the same value share one rewrite.
 fn distinct(outs: &[Specialized]) -> Vec<(Vec<usize>, &Specialized)> {
-    let values =
-        |o: &Specialized| -> Vec<bool> { o.report().predicates.iter().map(|p| p.value).collect() };
     let mut groups: Vec<(Vec<usize>, &Specialized)> = Vec::new();
     for (i, out) in outs.iter().enumerate() {
         match groups
             .iter_mut()
-            .find(|(_, first)| values(first) == values(out))
+            .find(|(_, first)| predicate_values(first) == predicate_values(out))
         {
             Some((members, _)) => members.push(i),
             None => groups.push((vec![i], out)),

@@ -429,9 +429,7 @@ impl Rewrites {
         let callees = r.callees.len();
         // Scanned in one piece: a walk per span costs more than the copy.
         words.clear();
-        for span in &r.spans {
-            words.extend_from_slice(span.words(input, own));
-        }
+        self.pieces.function_words(input, edits.clone(), words);
         let tracked = scan::tracked_mentions_in(words, &a.tracked_table_ids, false)?;
         self.ids.extend_from_slice(&tracked);
         if !r.bad_uses.is_empty() {

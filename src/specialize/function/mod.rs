@@ -84,14 +84,6 @@ pub(crate) struct Span {
     pub own: bool,
 }
 
-impl Span {
-    /// The span's words, out of the module's `input` or the rewrite's `own`.
-    pub(crate) fn words<'a>(&self, input: &'a [u32], own: &'a [u32]) -> &'a [u32] {
-        let words = if self.own { own } else { input };
-        &words[self.start..self.start + self.len]
-    }
-}
-
 /// What rewriting one function produced.
 #[derive(Debug, Default)]
 pub(crate) struct Rewritten {

@@ -71,6 +71,12 @@ impl IdSet {
     /// True when `id` is a member.
     #[inline]
     pub(crate) fn contains(&self, id: u32) -> bool {
+        // Most ids asked about are outside the members' span: one
+        // comparison says so. (An empty set's span is 0..=0: 0 goes on to
+        // the bits, which hold nothing.)
+        if id.wrapping_sub(self.min) > self.max - self.min {
+            return false;
+        }
         if self.dense {
             self.bits
                 .get(id as usize / 64)

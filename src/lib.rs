@@ -25,6 +25,12 @@ pub mod disasm;
 pub mod error;
 mod fastmap;
 pub mod feature_expr;
+/// The benchmark modules' generator (`benches/common/gen.rs`), for unit
+/// tests that need large modules.
+#[cfg(test)]
+#[path = "../benches/common/gen.rs"]
+#[allow(unreachable_pub)]
+mod generator;
 mod globals;
 mod idbits;
 mod idset;

@@ -8,7 +8,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::target::Target;
@@ -17,7 +17,7 @@ use super::analysis::Analysis;
 use super::context::{Context, Replacement};
 use super::function::{self, Rewritten};
 use super::lattice::Val;
-use super::parallel::{map_parallel, map_parallel_with};
+use super::parallel::{internal, map_parallel, map_parallel_with};
 use super::prepared::{Prepared, resolve};
 use super::{Options, Report, Specialized};
 
@@ -153,8 +153,13 @@ fn group_outputs(
         // down with it.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (mut ctx, mut report) = begun?;
-            let rewrites =
-                prepared.rewrite_functions(a, &mut ctx, &mut report, &mut |k, _, _, _| {
+            let mut constants = std::mem::take(&mut ctx.constants);
+            let rewrites = prepared.rewrite_functions(
+                a,
+                &ctx,
+                &mut constants,
+                &mut report,
+                &mut |k, _, _, _| {
                     predicated
                         .binary_search(&k)
                         .ok()
@@ -162,7 +167,9 @@ fn group_outputs(
                         .unwrap_or_else(|| {
                             Err(internal("internal error: a function rewrite is missing"))
                         })
-                })?;
+                },
+            )?;
+            ctx.constants = constants;
             prepared.finish(a, ctx, rewrites, report)
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
@@ -234,13 +241,4 @@ fn rewrite_for_all(
             Some(r)
         })
         .collect()
-}
-
-/// An error for a bug of ours, not of the input.
-fn internal(message: &str) -> Error {
-    Error::Structure {
-        offset: 0,
-        function: None,
-        message: message.to_string(),
-    }
 }

@@ -48,20 +48,74 @@ pub(super) struct Context<'a> {
     replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
-    /// The constant chosen for `false` and for `true` ([`Context::constant`]),
-    /// once chosen.
-    chosen_constants: [Option<u32>; 2],
+    /// The boolean constants chosen so far.
+    pub constants: Constants,
+    /// Module-scope instructions that use chain values unfoldably.
+    pub bad_uses: Vec<(Inst, u32)>,
+    /// [`ChainShape::readers`]: the only module-scope instructions the
+    /// chain walk and the rewrite look at.
+    pub readers: &'a [usize],
+}
+
+/// The boolean constants the replacements of one specialization use,
+/// each chosen (or made) on first need ([`Context::constant`]): the only
+/// state of a [`Context`] that changes once it is made. The function
+/// rewrites only read the context, so the driver takes this part out
+/// ([`std::mem::take`]) while they run, possibly on other threads, and
+/// chooses constants in module order with [`Constants::choose`]; it puts
+/// it back before the module-scope rewrite and the emit read it.
+#[derive(Debug, Default)]
+pub(super) struct Constants {
+    /// The constant chosen for `false` and for `true`, once chosen.
+    chosen: [Option<u32>; 2],
     /// Sites turned into `OpConstantTrue/False`, with their value.
     pub repurposed: HashMap<u32, bool>,
     /// New constants `(id, value)` to insert after `OpTypeBool`.
     pub new_consts: Vec<(u32, bool)>,
     /// Next free id.
     pub next_id: u32,
-    /// Module-scope instructions that use chain values unfoldably.
-    pub bad_uses: Vec<(Inst, u32)>,
-    /// [`ChainShape::readers`]: the only module-scope instructions the
-    /// chain walk and the rewrite look at.
-    pub readers: &'a [usize],
+}
+
+impl Constants {
+    /// The id of the boolean constant `b` for `ctx`'s module, chosen (or
+    /// made) on first need: an existing `OpConstantTrue/False` defined
+    /// before the first reader of a predicate, else a site turned into
+    /// one, else a new constant.
+    pub(super) fn choose(&mut self, ctx: &Context<'_>, b: bool) -> u32 {
+        if let Some(id) = self.chosen[b as usize] {
+            return id;
+        }
+        let pos = |id: &u32| ctx.globals.defs.get(*id).map_or(usize::MAX, |i| i.at);
+        let usable = |id: &u32| pos(id) < ctx.first_reader;
+        let existing = ctx
+            .globals
+            .bool_consts
+            .iter()
+            .filter(|(id, v)| **v == b && usable(id))
+            .map(|(id, _)| *id)
+            .min_by_key(pos);
+        let id = existing.unwrap_or_else(|| {
+            let site = ctx
+                .site_value
+                .ids()
+                .filter(|id| !self.repurposed.contains_key(id) && usable(id))
+                .min_by_key(pos);
+            match site {
+                Some(s) => {
+                    self.repurposed.insert(s, b);
+                    s
+                }
+                None => {
+                    let id = self.next_id;
+                    self.next_id = self.next_id.wrapping_add(1);
+                    self.new_consts.push((id, b));
+                    id
+                }
+            }
+        });
+        self.chosen[b as usize] = Some(id);
+        id
+    }
 }
 
 /// Every predicate call site with its value for one target, as bits over
@@ -232,10 +286,10 @@ impl<'a> Context<'a> {
             chain: IdSet::default(),
             replaceable: IdSet::default(),
             first_reader: usize::MAX,
-            chosen_constants: [None, None],
-            repurposed: HashMap::default(),
-            new_consts: Vec::new(),
-            next_id: m.bound(),
+            constants: Constants {
+                next_id: m.bound(),
+                ..Constants::default()
+            },
             bad_uses: Vec::new(),
             readers,
         };
@@ -423,40 +477,12 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The id of the boolean constant `b`, chosen (or made) on first need.
+    /// The id of the boolean constant `b`, chosen (or made) on first need
+    /// ([`Constants::choose`]).
     pub(super) fn constant(&mut self, b: bool) -> u32 {
-        if let Some(id) = self.chosen_constants[b as usize] {
-            return id;
-        }
-        let pos = |id: &u32| self.globals.defs.get(*id).map_or(usize::MAX, |i| i.at);
-        let usable = |id: &u32| pos(id) < self.first_reader;
-        let existing = self
-            .globals
-            .bool_consts
-            .iter()
-            .filter(|(id, v)| **v == b && usable(id))
-            .map(|(id, _)| *id)
-            .min_by_key(pos);
-        let id = existing.unwrap_or_else(|| {
-            let site = self
-                .site_value
-                .ids()
-                .filter(|id| !self.repurposed.contains_key(id) && usable(id))
-                .min_by_key(pos);
-            match site {
-                Some(s) => {
-                    self.repurposed.insert(s, b);
-                    s
-                }
-                None => {
-                    let id = self.next_id;
-                    self.next_id = self.next_id.wrapping_add(1);
-                    self.new_consts.push((id, b));
-                    id
-                }
-            }
-        });
-        self.chosen_constants[b as usize] = Some(id);
+        let mut constants = std::mem::take(&mut self.constants);
+        let id = constants.choose(self, b);
+        self.constants = constants;
         id
     }
 }

@@ -89,7 +89,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
     let words = m.words;
     let start = out.own().len();
     out.own().extend_from_slice(&words[..HEADER_WORDS]);
-    out.own()[start + 3] = words[3].max(ctx.next_id);
+    out.own()[start + 3] = words[3].max(ctx.constants.next_id);
     out.own_since(start);
     let removed = plan.removed_ids;
     let sites = &ctx.site_value;
@@ -147,8 +147,10 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
                     out.input(inst.at..inst.end());
                 }
             }
-            op::SpecConstantTrue | op::SpecConstantFalse if ctx.repurposed.contains_key(&w[2]) => {
-                let opcode = if ctx.repurposed[&w[2]] {
+            op::SpecConstantTrue | op::SpecConstantFalse
+                if ctx.constants.repurposed.contains_key(&w[2]) =>
+            {
+                let opcode = if ctx.constants.repurposed[&w[2]] {
                     op::ConstantTrue
                 } else {
                     op::ConstantFalse
@@ -173,7 +175,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
             }
         }
         if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
-            for &(id, b) in &ctx.new_consts {
+            for &(id, b) in &ctx.constants.new_consts {
                 let opcode = if b {
                     op::ConstantTrue
                 } else {

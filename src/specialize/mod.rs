@@ -15,7 +15,10 @@
 //! 3. `function`: rewrite each function a predicate reaches (fold, drop
 //!    dead arms, repair phis and merges). A rewrite only reads the context:
 //!    uses that take a boolean constant are recorded, and the driver fills
-//!    them in module order, choosing each constant on first need.
+//!    them in module order, choosing each constant on first need
+//!    (`context::Constants`, the one part of a context that changes).
+//!    When there are enough of them (`ahead`), the other cores compute the
+//!    rewrites ahead of their turn while the driver keeps them in order.
 //!    Unresolved uses in surviving functions become messages
 //!    (`unresolved`).
 //! 4. `sweep`: remove functions only dead code called, the table and what
@@ -33,6 +36,7 @@
 //!
 //! A module without a predicate table comes back byte-identical.
 
+mod ahead;
 mod analysis;
 mod batch;
 mod context;

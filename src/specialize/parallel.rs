@@ -1,24 +1,35 @@
-//! Work on all cores for a batch: [`in_parallel`] runs one job loop on as
-//! many scoped threads as pay, [`map_parallel`] collects one result per
+//! Work on all cores. For a batch: [`in_parallel`] runs one job loop on
+//! as many scoped threads as pay, [`map_parallel`] collects one result per
 //! job in order, and [`map_parallel_with`] gives each thread's jobs one
-//! state of their own (storage reused from job to job).
+//! state of their own (storage reused from job to job). For one target:
+//! [`ahead`] computes jobs on other threads ahead of their turn while the
+//! calling thread takes the results in order.
 //!
-//! `std::thread::scope` with an atomic job counter is all this needs: the
-//! jobs are independent and coarse (whole functions, whole targets), so a
-//! work-stealing pool (rayon) would add a dependency and nothing
-//! measurable.
+//! `std::thread::scope` with an atomic job counter (or, for [`ahead`], a
+//! mutex and two condition variables) is all this needs: the jobs are
+//! independent and coarse (whole functions, runs of functions, whole
+//! targets), so a work-stealing pool (rayon) would add a dependency and
+//! nothing measurable.
 
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+use crate::error::Error;
+
+/// How many threads [`in_parallel`] runs `jobs` jobs on: one per core, at
+/// most one per job, at least one.
+pub(super) fn workers(jobs: usize) -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs)
+        .max(1)
+}
 
 /// Runs `work` on as many threads as pay for `jobs` jobs, the calling
 /// thread among them (alone for one job or one core). `work` takes jobs
 /// until none is left.
 pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(jobs)
-        .max(1);
+    let workers = workers(jobs);
     if workers == 1 {
         work();
         return;
@@ -74,4 +85,255 @@ pub(super) fn map_parallel_with<S, T: Send>(
         .into_iter()
         .map(|s| s.into_inner().ok().flatten())
         .collect()
+}
+
+/// The error for a job lost to a bug of ours (its thread panicked), not to
+/// the input.
+pub(super) fn internal(message: &str) -> Error {
+    Error::Structure {
+        offset: 0,
+        function: None,
+        message: message.to_string(),
+    }
+}
+
+/// The most threads [`ahead`] runs on, the calling thread among them:
+/// the calling thread's own share (keeping each result in order) bounds
+/// the gain, and each thread holds a job's storage (about 1% of a 100 MB
+/// module's memory for two threads, measured).
+const AHEAD_THREADS: usize = 4;
+
+/// Runs `body` while other cores (up to [`AHEAD_THREADS`] threads in all)
+/// compute `job(&mut state, i)` for `i < jobs` ahead of their turn;
+/// `body` takes the results in order through [`Ahead::take`], which
+/// computes a job on the calling thread itself when none of the others
+/// has its result ready. At most two jobs a thread are started and not
+/// yet taken. Once `body` returns (or unwinds), the other threads stop
+/// and are joined (explicitly, as [`in_parallel`]'s are) before this
+/// returns.
+///
+/// This is the single-target run's pipeline: the driver must keep the
+/// function rewrites in module order on one thread, but each rewrite only
+/// reads what they share. A job that panics (a bug: jobs guard
+/// themselves) comes out as `None`. Waits are on condition variables
+/// signalled only when someone waits, so a job costs a few uncontended
+/// locks, not a system call.
+pub(super) fn ahead<S, T: Send, R>(
+    jobs: usize,
+    state: &(dyn Fn() -> S + Sync),
+    job: &(dyn Fn(&mut S, usize) -> T + Sync),
+    body: impl FnOnce(&mut Ahead<'_, S, T>) -> R,
+) -> R {
+    let threads = workers(jobs).min(AHEAD_THREADS);
+    let shared = Shared {
+        board: Mutex::new(Board {
+            next: 0,
+            turn: 0,
+            results: (0..(2 * threads).min(jobs).max(1)).map(|_| None).collect(),
+            helpers_waiting: 0,
+            awaited: None,
+            stop: false,
+        }),
+        window_moved: Condvar::new(),
+        result_ready: Condvar::new(),
+    };
+    std::thread::scope(|s| {
+        let spawned: Vec<_> = (1..threads)
+            .map(|_| s.spawn(|| shared.help(jobs, state, job)))
+            .collect();
+        // Stops the helpers however `body` ends.
+        let stop = StopOnDrop(&shared);
+        let mut ahead = Ahead {
+            shared: &shared,
+            jobs,
+            turn: 0,
+            state: state(),
+            job,
+        };
+        let r = body(&mut ahead);
+        drop(stop);
+        for helper in spawned {
+            let _ = helper.join();
+        }
+        r
+    })
+}
+
+/// What [`ahead`]'s threads share.
+struct Shared<T> {
+    board: Mutex<Board<T>>,
+    /// Signalled when the turn moves while helpers wait for it.
+    window_moved: Condvar,
+    /// Signalled when the awaited result is stored.
+    result_ready: Condvar,
+}
+
+/// The jobs' progress.
+struct Board<T> {
+    /// The next job nobody has started.
+    next: usize,
+    /// The job whose result is taken next.
+    turn: usize,
+    /// The results of the window of jobs `turn..turn + results.len()`
+    /// once done, until taken: job `i`'s `(i, result)` (`None`: lost to a
+    /// panic) at `i % results.len()` (a slot is free again once its job
+    /// is taken, before the window reaches the next job that uses it).
+    results: Vec<Option<(usize, Option<T>)>>,
+    /// Helpers waiting for the turn to move.
+    helpers_waiting: usize,
+    /// The job the calling thread waits for, if it waits.
+    awaited: Option<usize>,
+    /// Set when `body` is over: helpers start nothing more.
+    stop: bool,
+}
+
+impl<T> Shared<T> {
+    /// The board, even if a thread panicked holding it (none does: jobs
+    /// run outside the lock).
+    fn lock(&self) -> std::sync::MutexGuard<'_, Board<T>> {
+        self.board.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A helper's loop: start the next job while it is within the window.
+    fn help<S>(&self, jobs: usize, state: &dyn Fn() -> S, job: &dyn Fn(&mut S, usize) -> T) {
+        let mut state = state();
+        let mut b = self.lock();
+        loop {
+            if b.stop || b.next >= jobs {
+                return;
+            }
+            if b.next >= b.turn + b.results.len() {
+                b.helpers_waiting += 1;
+                b = self.window_moved.wait(b).unwrap_or_else(|e| e.into_inner());
+                b.helpers_waiting -= 1;
+                continue;
+            }
+            let i = b.next;
+            b.next += 1;
+            drop(b);
+            let r = guarded(&mut state, i, job);
+            b = self.lock();
+            let slot = i % b.results.len();
+            b.results[slot] = Some((i, r));
+            if b.awaited == Some(i) {
+                self.result_ready.notify_one();
+            }
+        }
+    }
+}
+
+/// Runs `job(state, i)`, `None` if it panics.
+fn guarded<S, T>(state: &mut S, i: usize, job: &dyn Fn(&mut S, usize) -> T) -> Option<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job(state, i))).ok()
+}
+
+/// Stops [`ahead`]'s helpers when dropped.
+struct StopOnDrop<'a, T>(&'a Shared<T>);
+
+impl<T> Drop for StopOnDrop<'_, T> {
+    fn drop(&mut self) {
+        let mut b = self.0.lock();
+        b.stop = true;
+        self.0.window_moved.notify_all();
+    }
+}
+
+/// The calling thread's side of [`ahead`].
+pub(super) struct Ahead<'a, S, T> {
+    shared: &'a Shared<T>,
+    jobs: usize,
+    /// The job to take next.
+    turn: usize,
+    state: S,
+    job: &'a (dyn Fn(&mut S, usize) -> T + Sync),
+}
+
+impl<S, T> Ahead<'_, S, T> {
+    /// Job `i`'s result: `None` when it was lost to a panic, or when `i`
+    /// is not the job after the one taken last (from 0 on) or no job.
+    pub(super) fn take(&mut self, i: usize) -> Option<T> {
+        if i != self.turn || i >= self.jobs {
+            return None;
+        }
+        self.turn += 1;
+        let shared = self.shared;
+        let mut b = shared.lock();
+        b.turn = i;
+        if b.helpers_waiting > 0 {
+            shared.window_moved.notify_all();
+        }
+        loop {
+            let slot = i % b.results.len();
+            if let Some((_, r)) = b.results[slot].take_if(|(done, _)| *done == i) {
+                return r;
+            }
+            if b.next < self.jobs && b.next < i + b.results.len() && !b.stop {
+                // Nothing ready: do a job here rather than wait.
+                let j = b.next;
+                b.next += 1;
+                drop(b);
+                let r = guarded(&mut self.state, j, self.job);
+                b = shared.lock();
+                let slot = j % b.results.len();
+                b.results[slot] = Some((j, r));
+                continue;
+            }
+            b.awaited = Some(i);
+            b = shared
+                .result_ready
+                .wait(b)
+                .unwrap_or_else(|e| e.into_inner());
+            b.awaited = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ahead;
+
+    /// A job of uneven length (so that threads finish out of order).
+    fn job(calls: &mut usize, i: usize) -> usize {
+        *calls += 1;
+        let spin = (i * 7919) % 13 * 1000;
+        (0..spin).fold(i, |a, x| std::hint::black_box(a ^ x)) ^ (0..spin).fold(0, |a, x| a ^ x)
+    }
+
+    #[test]
+    fn ahead_hands_out_every_result_in_order() {
+        for jobs in [0, 1, 2, 3, 7, 64, 500] {
+            let got = ahead(jobs, &|| 0usize, &job, |a| {
+                (0..jobs).map(|i| a.take(i)).collect::<Vec<_>>()
+            });
+            let want: Vec<Option<usize>> = (0..jobs).map(Some).collect();
+            assert_eq!(got, want, "{jobs} jobs");
+        }
+    }
+
+    #[test]
+    fn a_panicking_job_is_lost_alone() {
+        let job = |_: &mut (), i: usize| {
+            assert!(i != 5, "job 5 fails");
+            i
+        };
+        let got = ahead(20, &|| (), &job, |a| {
+            (0..20).map(|i| a.take(i)).collect::<Vec<_>>()
+        });
+        for (i, r) in got.into_iter().enumerate() {
+            assert_eq!(r, (i != 5).then_some(i), "job {i}");
+        }
+    }
+
+    #[test]
+    fn taking_out_of_turn_gives_nothing_and_stopping_early_returns() {
+        let r = ahead(1000, &|| 0usize, &job, |a| {
+            let first = a.take(0);
+            let skipped = a.take(2);
+            let again = a.take(0);
+            let second = a.take(1);
+            let beyond = a.take(1000);
+            (first, skipped, again, second, beyond)
+        });
+        assert_eq!(r, (Some(0), None, None, Some(1), None));
+    }
 }

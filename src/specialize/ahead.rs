@@ -1,0 +1,284 @@
+//! The function rewrites of one run computed ahead of their turn, on the
+//! other cores.
+//!
+//! [`Prepared::rewrite_functions`](super::prepared::Prepared::rewrite_functions)
+//! keeps each rewrite in module order on the calling thread (the constants
+//! a rewrite needs are chosen on first need, so that order is the
+//! output's), but a rewrite only reads the context. So while it keeps one
+//! rewrite, the other cores compute the next ones ([`parallel::ahead`]:
+//! each thread with its own scratch, at most a few dozen rewrites
+//! waiting), and when the next one is not ready the calling thread
+//! computes one itself. Errors come out in module order, as before: a
+//! rewrite that failed is handed out, in its turn, as its error.
+//!
+//! Below [`PAYS`]' words of functions to rewrite, or on one core,
+//! [`Ahead::new`] declines and the run rewrites on the calling thread
+//! alone: a thread costs more than it saves there.
+
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::globals::Globals;
+use crate::module::Module;
+
+use super::analysis::Analysis;
+use super::context::Context;
+use super::function::{self, Rewritten, Scratch};
+use super::parallel::{self, internal, workers};
+
+/// How [`Ahead`] splits the work: whether it pays and into what jobs.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Split {
+    /// The fewest words of functions to rewrite for which rewriting ahead
+    /// on other threads pays.
+    pub min_words: usize,
+    /// About how many words of functions one job rewrites: a job is a run
+    /// of consecutive functions.
+    pub job_words: usize,
+}
+
+/// The split that pays (measured on 2 cores: `benches/run.sh` and a
+/// harness timing `specialize` in-process): jobs of about 4,096 words
+/// (tens of functions), so that handing a job from thread to thread (a
+/// few locks, at times a wake-up) is small beside its work; from four
+/// jobs on (below that, starting and joining a thread and handing jobs
+/// over cost about what they save: the 40 KB latency module, 7,600 words
+/// of functions, takes 2.5 times as long with it).
+pub(super) const PAYS: Split = Split {
+    min_words: 4 << 12,
+    job_words: 1 << 12,
+};
+
+/// The functions of one run to rewrite ahead (see the module doc).
+pub(super) struct Ahead<'p, 'w> {
+    m: &'p Module<'w>,
+    g: &'p Globals,
+    /// The functions to rewrite, by index in the module, in order (32 bits
+    /// each: a module may have hundreds of thousands).
+    todo: Vec<u32>,
+    /// Where each job's functions start in `todo`, and, last, its length.
+    jobs: Vec<usize>,
+}
+
+/// One function's rewrite.
+type Rewrite = Result<Arc<Rewritten>>;
+
+/// How [`Ahead::run`]'s body takes the next rewrite: `take(k)`, `k` the
+/// function's index in the module.
+pub(super) type Take<'t> = dyn FnMut(usize) -> Rewrite + 't;
+
+impl<'p, 'w> Ahead<'p, 'w> {
+    /// The functions `a` says need a rewrite, in jobs as `split` says, if
+    /// that pays.
+    pub(super) fn new(
+        m: &'p Module<'w>,
+        g: &'p Globals,
+        a: &Analysis,
+        split: Split,
+    ) -> Option<Self> {
+        let size = |k: usize| m.functions[k].end - m.functions[k].start;
+        let to_rewrite = || (0..m.functions.len()).filter(|&k| a.scan.needs_rewrite(k));
+        // (Nothing allocated when it does not pay: small modules.)
+        if to_rewrite().map(size).sum::<usize>() < split.min_words || workers(2) < 2 {
+            return None;
+        }
+        // (Function indices fit in 32 bits, as word indices do.)
+        let todo: Vec<u32> = to_rewrite().map(|k| k as u32).collect();
+        let mut jobs = vec![0];
+        let mut words = 0;
+        for (i, &k) in todo.iter().enumerate() {
+            if words >= split.job_words {
+                jobs.push(i);
+                words = 0;
+            }
+            words += size(k as usize);
+        }
+        jobs.push(todo.len());
+        (jobs.len() > 2).then_some(Ahead { m, g, todo, jobs })
+    }
+
+    /// Runs `body` while the rewrites under `ctx` are computed ahead;
+    /// `body` takes them in module order with `take(k)`, `k` the index of
+    /// the function in the module.
+    pub(super) fn run<R>(self, ctx: &Context<'_>, body: &mut dyn FnMut(&mut Take<'_>) -> R) -> R {
+        let (m, g, todo, jobs) = (self.m, self.g, &self.todo, &self.jobs);
+        let job = |scratch: &mut Scratch, j: usize| -> Vec<Rewrite> {
+            todo[jobs[j]..jobs[j + 1]]
+                .iter()
+                .map(|&k| {
+                    let f = &m.functions[k as usize];
+                    // The function's name is only for an error: made then.
+                    function::rewrite(m, ctx, f.start, f.end, "", scratch)
+                        .map(Arc::new)
+                        .map_err(|e| named(e, || g.function_name(f.id)))
+                })
+                .collect()
+        };
+        parallel::ahead(jobs.len() - 1, &Scratch::default, &job, |ahead| {
+            // The job being handed out and its rewrites not handed out yet.
+            let (mut turn, mut next_job) = (0, 0);
+            let mut ready = Vec::new().into_iter();
+            body(&mut |k| {
+                if ready.len() == 0 && next_job + 1 < jobs.len() {
+                    ready = ahead.take(next_job).unwrap_or_default().into_iter();
+                    next_job += 1;
+                }
+                // Asked in module order: the turn's function, or a bug.
+                let r = (todo.get(turn).map(|&t| t as usize) == Some(k))
+                    .then(|| ready.next())
+                    .flatten();
+                turn += 1;
+                r.unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
+            })
+        })
+    }
+}
+
+/// `e`, an error of a rewrite given no function name, with the name
+/// `name()` where it names the function (as a rewrite given the name
+/// would have made it: only [`Error::Structure`] names one).
+fn named(e: Error, name: impl FnOnce() -> String) -> Error {
+    match e {
+        Error::Structure {
+            offset,
+            function: Some(_),
+            message,
+        } => Error::Structure {
+            offset,
+            function: Some(name()),
+            message,
+        },
+        e => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::{Ahead, Split};
+    use crate::arch::ArchTables;
+    use crate::generator::generate;
+    use crate::module::words_from_bytes;
+    use crate::specialize::prepared::{Prepared, resolve};
+
+    /// Every file under `dir` (recursively) whose name ends with one of
+    /// `suffixes`.
+    fn files(dir: &Path, suffixes: &[&str], out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("a test directory") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                files(&path, suffixes, out);
+            } else if suffixes.iter().any(|s| path.to_string_lossy().ends_with(s)) {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The test modules (every `.spv` under `tests/`, the saved fuzz
+    /// inputs) and generated ones with many predicated kernels, as words.
+    fn modules() -> Vec<(String, Vec<u32>)> {
+        let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let mut paths = Vec::new();
+        files(&tests, &[".spv", ".bin"], &mut paths);
+        paths.sort();
+        let mut out: Vec<(String, Vec<u32>)> = paths
+            .iter()
+            .filter_map(|p| {
+                let bytes = std::fs::read(p).ok()?;
+                let (words, _) = words_from_bytes(&bytes).ok()?;
+                Some((p.display().to_string(), words))
+            })
+            .collect();
+        for (kernels, every, calls) in [(100, 1, true), (100, 3, false), (40, 7, true)] {
+            let name = format!("generated: {kernels} kernels, every {every}, calls {calls}");
+            out.push((name, generate(kernels, every, calls)));
+        }
+        // Rewrites that fail: the first in module order is the error.
+        let mut broken = generate(60, 1, true);
+        for nth in [700, 400] {
+            branch_to_a_non_block(&mut broken, nth);
+            out.push((format!("generated, branch {nth} broken"), broken.clone()));
+        }
+        out
+    }
+
+    /// Makes the `nth` `OpBranch` of the module branch to id 1 (the
+    /// generator's `OpExtInstImport`, not a block).
+    fn branch_to_a_non_block(words: &mut [u32], nth: usize) {
+        let (mut at, mut seen) = (5, 0);
+        while at < words.len() {
+            if words[at] == (2 << 16) | spirv::Op::Branch as u32 {
+                if seen == nth {
+                    words[at + 1] = 1;
+                    return;
+                }
+                seen += 1;
+            }
+            at += (words[at] >> 16) as usize;
+        }
+        panic!("the module has only {seen} branches");
+    }
+
+    /// One function per job, for any number of words: the most hand-overs.
+    const EVERY_FUNCTION: Split = Split {
+        min_words: 0,
+        job_words: 1,
+    };
+
+    /// No rewriting ahead.
+    const ONE_THREAD: Split = Split {
+        min_words: usize::MAX,
+        job_words: 1,
+    };
+
+    #[test]
+    fn rewriting_ahead_gives_what_one_thread_gives() {
+        let tables = ArchTables::embedded();
+        let targets: Vec<_> = (tables.processors().iter())
+            .map(|p| tables.target(&p.name).expect("a known target"))
+            .collect();
+        let (mut compared, mut ahead, mut failed) = (0, 0, 0);
+        for (name, words) in modules() {
+            let Ok(p) = Prepared::new(&words, crate::module::Endian::Little) else {
+                continue;
+            };
+            let Some(a) = &p.analysis else { continue };
+            for t in &targets {
+                let Ok(predicates) = resolve(&a.table, t) else {
+                    continue;
+                };
+                ahead += usize::from(Ahead::new(&p.m, &p.g, a, EVERY_FUNCTION).is_some());
+                let one = p.run_with(a, predicates.clone(), ONE_THREAD);
+                let many = p.run_with(a, predicates, EVERY_FUNCTION);
+                match (one, many) {
+                    (Ok(one), Ok(many)) => {
+                        let (one, many) = (one.into_specialized(), many.into_specialized());
+                        assert_eq!(one.words(), many.words(), "{name}, {}", t.given());
+                        assert_eq!(one.report(), many.report(), "{name}, {}", t.given());
+                    }
+                    (Err(one), Err(many)) => {
+                        assert_eq!(one.to_string(), many.to_string(), "{name}, {}", t.given());
+                        failed += 1;
+                    }
+                    (one, many) => panic!(
+                        "{name}, {}: one thread {:?}, ahead {:?}",
+                        t.given(),
+                        one.err(),
+                        many.err()
+                    ),
+                }
+                compared += 1;
+            }
+        }
+        assert!(
+            compared > 1000,
+            "only {compared} module-target pairs compared"
+        );
+        assert!(failed > 100, "only {failed} pairs failed");
+        // On one core nothing is rewritten ahead (nothing to compare it to).
+        if super::workers(2) > 1 {
+            assert!(ahead > 300, "rewritten ahead for only {ahead} pairs");
+        }
+    }
+}

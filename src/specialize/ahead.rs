@@ -6,9 +6,9 @@
 //! a rewrite needs are chosen on first need, so that order is the
 //! output's), but a rewrite only reads the context. So while it keeps one
 //! rewrite, the other cores compute the next ones ([`parallel::ahead`]:
-//! each thread with its own scratch, at most a few dozen rewrites
-//! waiting), and when the next one is not ready the calling thread
-//! computes one itself. Errors come out in module order, as before: a
+//! jobs of tens of functions, each thread with its own scratch, at most
+//! two jobs a thread waiting), and when the next one is not ready the
+//! calling thread computes a job itself. Errors come out in module order, as before: a
 //! rewrite that failed is handed out, in its turn, as its error.
 //!
 //! Below [`PAYS`]' words of functions to rewrite, or on one core,
@@ -37,15 +37,18 @@ pub(super) struct Split {
     pub job_words: usize,
 }
 
-/// The split that pays (measured on 2 cores: `benches/run.sh` and a
-/// harness timing `specialize` in-process): jobs of about 4,096 words
-/// (tens of functions), so that handing a job from thread to thread (a
-/// few locks, at times a wake-up) is small beside its work; from four
-/// jobs on (below that, starting and joining a thread and handing jobs
-/// over cost about what they save: the 40 KB latency module, 7,600 words
-/// of functions, takes 2.5 times as long with it).
+/// The split that pays, measured on 2 cores (the median time of an
+/// in-process `specialize` of the generated "calls" modules, 6 rounds of
+/// 31 runs each way, interleaved): jobs of about 4,096 words (tens of
+/// functions), so that handing a job from thread to thread (a few locks,
+/// at times a wake-up) is small beside its work; from 262,144 words of
+/// functions to rewrite on (a 4 MB module of the benchmark's kind: 8.1 ms
+/// on one thread, 6.1 ms ahead; at 1 and 2 MB, 70,000 and 140,000 words,
+/// no gain, and the 40 KB module of the latency benchmark, 7,600 words,
+/// took 200 µs ahead against 120 µs: starting and joining a thread and
+/// handing jobs over cost about what they save).
 pub(super) const PAYS: Split = Split {
-    min_words: 4 << 12,
+    min_words: 1 << 18,
     job_words: 1 << 12,
 };
 

@@ -8,8 +8,9 @@
 //! rewrite, the other cores compute the next ones ([`parallel::ahead`]:
 //! jobs of tens of functions, each thread with its own scratch, at most
 //! two jobs a thread waiting), and when the next one is not ready the
-//! calling thread computes a job itself. Errors come out in module order, as before: a
-//! rewrite that failed is handed out, in its turn, as its error.
+//! calling thread computes a job itself. Errors come out in module order,
+//! as before: a rewrite that failed is handed out, in its turn, as its
+//! error.
 //!
 //! Below [`PAYS`]' words of functions to rewrite, or on one core,
 //! [`Ahead::new`] declines and the run rewrites on the calling thread

@@ -118,15 +118,17 @@ impl<'w> Prepared<'w> {
         // constants the rewrites need (the context is only read meanwhile).
         let m = &self.m;
         let mut constants = std::mem::take(&mut ctx.constants);
-        let keep = &mut |rewrite: &mut RewriteFn<'_>| {
+        let rewrite_functions = &mut |rewrite: &mut RewriteFn<'_>| {
             self.rewrite_functions(a, &ctx, &mut constants, &mut report, rewrite)
         };
         let rewrites = match Ahead::new(m, &self.g, a, split) {
             // Computed ahead on the other cores, taken in order here.
-            Some(ahead) => ahead.run(&ctx, &mut |take| keep(&mut |k, _, _, _| take(k)))?,
+            Some(ahead) => ahead.run(&ctx, &mut |take| {
+                rewrite_functions(&mut |k, _, _, _| take(k))
+            })?,
             None => {
                 let mut scratch = function::Scratch::default();
-                keep(&mut |_, f, ctx, name| {
+                rewrite_functions(&mut |_, f, ctx, name| {
                     function::rewrite(m, ctx, f.start, f.end, name, &mut scratch).map(Arc::new)
                 })?
             }

@@ -18,7 +18,7 @@
 
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::globals::Globals;
 use crate::module::Module;
 
@@ -82,7 +82,8 @@ impl<'p, 'w> Ahead<'p, 'w> {
     ) -> Option<Self> {
         let size = |k: usize| m.functions[k].end - m.functions[k].start;
         let to_rewrite = || (0..m.functions.len()).filter(|&k| a.scan.needs_rewrite(k));
-        // (Nothing allocated when it does not pay: small modules.)
+        // (Nothing allocated when it does not pay: a small module, or one
+        // core.)
         if to_rewrite().map(size).sum::<usize>() < split.min_words || workers(2) < 2 {
             return None;
         }
@@ -111,10 +112,8 @@ impl<'p, 'w> Ahead<'p, 'w> {
                 .iter()
                 .map(|&k| {
                     let f = &m.functions[k as usize];
-                    // The function's name is only for an error: made then.
-                    function::rewrite(m, ctx, f.start, f.end, "", scratch)
-                        .map(Arc::new)
-                        .map_err(|e| named(e, || g.function_name(f.id)))
+                    let name = g.function_name(f.id);
+                    function::rewrite(m, ctx, f.start, f.end, &name, scratch).map(Arc::new)
                 })
                 .collect()
         };
@@ -135,24 +134,6 @@ impl<'p, 'w> Ahead<'p, 'w> {
                 r.unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
             })
         })
-    }
-}
-
-/// `e`, an error of a rewrite given no function name, with the name
-/// `name()` where it names the function (as a rewrite given the name
-/// would have made it: only [`Error::Structure`] names one).
-fn named(e: Error, name: impl FnOnce() -> String) -> Error {
-    match e {
-        Error::Structure {
-            offset,
-            function: Some(_),
-            message,
-        } => Error::Structure {
-            offset,
-            function: Some(name()),
-            message,
-        },
-        e => e,
     }
 }
 

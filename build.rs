@@ -15,7 +15,11 @@ mod schema;
 use schema::{Index, List, ProcessorEntry, Text};
 
 fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("arch-tables");
+    // Read at run time, not with `env!`: a build script binary is reused
+    // across checkouts that share a target directory, and `env!` would
+    // keep the first checkout's path.
+    let manifest_dir = env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let dir = Path::new(&manifest_dir).join("arch-tables");
     println!("cargo:rerun-if-changed={}", dir.display());
     println!("cargo:rerun-if-changed=src/arch/schema.rs");
     let mut paths: Vec<_> = fs::read_dir(&dir)

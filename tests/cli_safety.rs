@@ -8,6 +8,9 @@
 #![cfg(feature = "cli")]
 
 mod common;
+#[path = "../benches/common/gen.rs"]
+#[allow(unreachable_pub)]
+mod generator;
 mod kasm;
 
 use std::ffi::OsString;
@@ -904,4 +907,90 @@ fn an_input_larger_than_memory_is_an_error() {
     );
     assert!(stderr(&o).contains(&want), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
+}
+
+/// A regular file of 64 KiB or more is mapped, not read: a large module
+/// of either byte order gives from a file what it gives through a pipe
+/// (read) and in-process; cut inside a word, it is named at its byte
+/// offset; `--in-place` replaces it; and a container padded past 64 KiB
+/// gives the modules the unpadded one gives.
+#[test]
+fn large_inputs_are_mapped_and_give_what_read_ones_give() {
+    let dir = scratch("mapped");
+    let little = generator::to_bytes(&generator::generate(400, 10, true));
+    assert!(little.len() >= 1 << 16, "{} bytes", little.len());
+    let big = common::swap_words(&little);
+    for (what, input) in [("little-endian", &little), ("big-endian", &big)] {
+        let want = expected(input, "gfx1201");
+        let inp = dir.join("in.spv");
+        std::fs::write(&inp, input).unwrap();
+        let args = |src: OsString| {
+            vec![
+                os("--target"),
+                os("gfx1201"),
+                src,
+                os("-o"),
+                os("-"),
+                os("-q"),
+            ]
+        };
+        let mapped = run_cli(&args(inp.clone().into()));
+        assert_exit(&mapped, 0, what);
+        assert_eq!(mapped.stdout, want, "{what}: mapped");
+        let piped = common::run_cli_piped(&args(os("-")), input.clone()).0;
+        assert_exit(&piped, 0, what);
+        assert_eq!(piped.stdout, want, "{what}: read from a pipe");
+
+        let o = run_cli(&[
+            os("--target"),
+            os("gfx1201"),
+            inp.clone().into(),
+            os("--in-place"),
+            os("-q"),
+        ]);
+        assert_exit(&o, 0, what);
+        assert_eq!(std::fs::read(&inp).unwrap(), want, "{what}: in place");
+    }
+    valid(&little, &expected(&little, "gfx1201"), "mapped");
+
+    let cut = dir.join("cut.spv");
+    std::fs::write(&cut, &little[..little.len() - 1]).unwrap();
+    let o = run_cli(&[os("--target"), os("gfx1201"), cut.into(), os("-o"), os("-")]);
+    assert_exit(&o, 1, "cut");
+    let want = format!(
+        "byte {}: module length {} bytes is not a multiple of 4",
+        little.len() - 4,
+        little.len() - 1
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+
+    // An ELF file read past its last section is the same ELF file.
+    let app = common::repo().join("tests/data/containers/app");
+    let mut padded = std::fs::read(&app).unwrap();
+    padded.resize(padded.len().max(1 << 16) + 4096, 0);
+    let padded_path = dir.join("app-padded");
+    std::fs::write(&padded_path, &padded).unwrap();
+    for (what, input) in [("unpadded", app), ("padded", padded_path)] {
+        let out = dir.join(what);
+        let o = run_cli(&[
+            os("extract"),
+            input.into(),
+            os("--out-dir"),
+            out.clone().into(),
+        ]);
+        assert_exit(&o, 0, what);
+    }
+    let files = |d: &str| -> Vec<(OsString, Vec<u8>)> {
+        names(&dir.join(d))
+            .into_iter()
+            .map(|n| {
+                let bytes = std::fs::read(dir.join(d).join(&n)).unwrap();
+                (n, bytes)
+            })
+            .collect()
+    };
+    let unpadded = files("unpadded");
+    assert!(!unpadded.is_empty());
+    assert_eq!(files("padded"), unpadded);
 }

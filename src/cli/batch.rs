@@ -21,7 +21,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use super::container::{Module, Source, module_file, read_source};
-use super::io::{display_path, module_bytes, write_output};
+use super::io::{Words, display_path, module_bytes, write_output};
 use super::targets::display_order;
 use crate::{Failure, ReportFormat, SpecializeArgs};
 
@@ -62,7 +62,7 @@ struct Unit<'c> {
     /// The container's module, if the input is a container.
     module: Option<&'c Module>,
     /// Its words (emptied once specialized).
-    words: Vec<u32>,
+    words: Words,
     endian: Endian,
     /// How messages name it.
     label: String,
@@ -118,7 +118,7 @@ pub(crate) fn run_batch(
             let (words, endian) = m.words().map_err(|e| Failure::in_file(&label, e))?;
             units.push(Unit {
                 module: Some(m),
-                words,
+                words: Words::Read(words),
                 endian,
                 label,
             });
@@ -155,7 +155,7 @@ pub(crate) fn run_batch(
             }
         }
         outs.push(unit_outs);
-        unit.words = Vec::new();
+        unit.words = Words::default();
     }
     if !failed.is_empty() {
         return Err(Failure::Message(format!(

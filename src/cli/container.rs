@@ -14,7 +14,7 @@ use rspv_specialize::container::{Embedded, Kind, Location, detect, find_spirv};
 use rspv_specialize::module::{Endian, words_from_bytes};
 use serde_json::{Map, Value, json};
 
-use super::io::{display_path, read_input, read_raw_words, words_in_order, write_output};
+use super::io::{Words, display_path, read_input, read_raw_words, words_in_order, write_output};
 use crate::{ExtractArgs, Failure};
 
 /// One SPIR-V module of a container, owned.
@@ -51,7 +51,7 @@ pub(crate) struct Container {
 /// An input as the commands read it.
 pub(crate) enum Source {
     /// A bare SPIR-V module, as words.
-    Spirv(Vec<u32>, Endian),
+    Spirv(Words, Endian),
     /// A container and its modules.
     Container(Container),
 }
@@ -61,14 +61,13 @@ pub(crate) enum Source {
 /// bare module (then checks it and puts it in host order).
 pub(crate) fn read_source(path: &Path) -> Result<Source, Failure> {
     let file = display_path(path);
-    let (words, len) = read_raw_words(path)?;
-    let bytes = &bytemuck::cast_slice::<u32, u8>(&words)[..len];
-    if is_container(bytes) {
+    let raw = read_raw_words(path)?;
+    if is_container(raw.bytes()) {
         return Ok(Source::Container(
-            from_bytes(bytes).map_err(|e| Failure::in_file(&file, e))?,
+            from_bytes(raw.bytes()).map_err(|e| Failure::in_file(&file, e))?,
         ));
     }
-    let (words, endian) = words_in_order(&file, words, len)?;
+    let (words, endian) = words_in_order(&file, raw)?;
     Ok(Source::Spirv(words, endian))
 }
 

@@ -46,14 +46,71 @@ pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     }
 }
 
-/// Reads the input straight into words, without looking at it: its words
-/// as they lie in memory (host order) and its length in bytes. A regular
-/// file is read into a buffer of its size (one word more, to see the end),
-/// not through a byte buffer; stdin (`-`) and other streams into one that
-/// grows as they come. [`words_in_order`] then checks a module's length and
-/// byte-swaps its words in place only when its byte order is not the
-/// host's.
-pub(crate) fn read_raw_words(path: &Path) -> Result<(Vec<u32>, usize), Failure> {
+/// Files this large or larger are mapped rather than read (see
+/// [`Raw::Mapped`]); smaller ones cost no more to read than to map.
+const MAP_FROM_BYTES: u64 = 1 << 16;
+
+/// Files larger than this are read, not mapped: reading a file larger
+/// than memory fails with a clear error, where populating its map would
+/// take whatever memory there is first.
+const MAP_UP_TO_BYTES: u64 = 1 << 32;
+
+/// An input as it was read, before anything looked at it.
+pub(crate) enum Raw {
+    /// Read into words as they lie in memory (host order), the last one
+    /// zero-padded, with the number of bytes read.
+    Read(Vec<u32>, usize),
+    /// A large regular file mapped read-only with its pages populated up
+    /// front: no buffer to fault in and no copy, and what the pass keeps
+    /// of the input is written straight from the file's pages.
+    Mapped(memmap2::Mmap),
+}
+
+impl Raw {
+    /// The input's bytes.
+    pub(crate) fn bytes(&self) -> &[u8] {
+        match self {
+            Raw::Read(words, len) => &bytemuck::cast_slice(words)[..*len],
+            Raw::Mapped(map) => map,
+        }
+    }
+}
+
+/// A module's words in host order: read into memory, or those of a mapped
+/// input (a large file already in the host's byte order).
+pub(crate) enum Words {
+    /// Words of their own.
+    Read(Vec<u32>),
+    /// The mapped file's words.
+    Mapped(memmap2::Mmap),
+}
+
+impl Default for Words {
+    fn default() -> Words {
+        Words::Read(Vec::new())
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        match self {
+            Words::Read(words) => words,
+            // `words_in_order` made `Mapped` only of a map whose bytes cast.
+            Words::Mapped(map) => bytemuck::try_cast_slice(map).unwrap_or_default(),
+        }
+    }
+}
+
+/// Reads the input without looking at it: a regular file of
+/// [`MAP_FROM_BYTES`] to [`MAP_UP_TO_BYTES`] is mapped ([`Raw::Mapped`]);
+/// another is read
+/// straight into words, into a buffer of its size (one word more, to see
+/// the end), not through a byte buffer; stdin (`-`) and other streams into
+/// one that grows as they come. [`words_in_order`] then checks a module's
+/// length and puts its words in host order.
+pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
     let file = display_path(path);
     let io = |e: std::io::Error| {
         Failure::from(Error::Io {
@@ -62,36 +119,72 @@ pub(crate) fn read_raw_words(path: &Path) -> Result<(Vec<u32>, usize), Failure> 
         })
     };
     if path.as_os_str() == "-" {
-        read_to_end_as_words(&mut std::io::stdin().lock(), 0)
-    } else {
-        let mut f = std::fs::File::open(path).map_err(io)?;
-        let meta = f.metadata().map_err(io)?;
-        if meta.is_dir() {
-            return Err(io(std::io::Error::other("is a directory")));
-        }
-        // A FIFO or device tells no length.
-        let size = if meta.is_file() { meta.len() } else { 0 };
-        read_to_end_as_words(&mut f, size)
+        return read_to_end_as_words(&mut std::io::stdin().lock(), 0)
+            .map(|(words, len)| Raw::Read(words, len))
+            .map_err(io);
     }
-    .map_err(io)
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if meta.is_dir() {
+        return Err(io(std::io::Error::other("is a directory")));
+    }
+    if meta.is_file() && (MAP_FROM_BYTES..=MAP_UP_TO_BYTES).contains(&meta.len()) {
+        // SAFETY: the map is read-only and private, and only read. What
+        // `Mmap` cannot rule out is another process changing the file
+        // while it is mapped: changed words would be read as they change,
+        // and a file truncated under the map would stop the process with
+        // SIGBUS. Compilers map their inputs on the same terms (rustc its
+        // crate metadata, LLVM's MemoryBuffer source and object files); an
+        // input being rewritten while it is read is garbage in any case.
+        // The output never goes into the input's file: it is written to a
+        // new file renamed over the output's path.
+        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) };
+        return map.map(Raw::Mapped).map_err(io);
+    }
+    // A FIFO or device tells no length.
+    let size = if meta.is_file() { meta.len() } else { 0 };
+    read_to_end_as_words(&mut f, size)
+        .map(|(words, len)| Raw::Read(words, len))
+        .map_err(io)
 }
 
-/// The module in `words` (`len` bytes, as [`read_raw_words`] read them),
-/// checked and in host order, with its byte order. `file` names the input.
-pub(crate) fn words_in_order(
-    file: &str,
-    mut words: Vec<u32>,
-    len: usize,
-) -> Result<(Vec<u32>, Endian), Failure> {
-    let bytes: &[u8] = bytemuck::cast_slice(&words);
+/// The module in `raw` (as [`read_raw_words`] read it), checked and in
+/// host order, with its byte order. `file` names the input. A mapped
+/// module in the host's byte order stays mapped; one in the other order
+/// is copied, byte-swapped.
+pub(crate) fn words_in_order(file: &str, raw: Raw) -> Result<(Words, Endian), Failure> {
+    let bytes = raw.bytes();
+    let len = bytes.len();
     let endian = check_start(&bytes[..len.min(4)], len).map_err(|e| Failure::in_file(file, e))?;
     // check_start made sure `len` is a multiple of 4.
-    words.truncate(len / 4);
-    if !is_host_order(endian) {
-        for w in &mut words {
-            *w = w.swap_bytes();
+    let words = match raw {
+        Raw::Read(mut words, _) => {
+            words.truncate(len / 4);
+            if !is_host_order(endian) {
+                for w in &mut words {
+                    *w = w.swap_bytes();
+                }
+            }
+            Words::Read(words)
         }
-    }
+        Raw::Mapped(map)
+            if is_host_order(endian) && bytemuck::try_cast_slice::<u8, u32>(&map).is_ok() =>
+        {
+            Words::Mapped(map)
+        }
+        Raw::Mapped(map) => Words::Read(
+            map.chunks_exact(4)
+                .map(|b| {
+                    let w = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
+                    if is_host_order(endian) {
+                        w
+                    } else {
+                        w.swap_bytes()
+                    }
+                })
+                .collect(),
+        ),
+    };
     Ok((words, endian))
 }
 

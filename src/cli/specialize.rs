@@ -12,7 +12,7 @@ use std::path::Path;
 use rspv_specialize::{Options, Prepared};
 
 use super::container::{Source, read_source};
-use super::io::{display_path, load_tables, resolve_target, write_module, write_output};
+use super::io::{Words, display_path, load_tables, resolve_target, write_module, write_output};
 use crate::{Failure, ModuleFormat, ReportFormat, SpecializeArgs};
 
 /// Runs the main job, or a batch when `--targets` / `--all-targets` is
@@ -83,7 +83,7 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
             let m = c.one(args.module)?;
             let file = m.label(&display_path(input));
             let (words, endian) = m.words().map_err(|e| Failure::in_file(&file, e))?;
-            (words, endian, file)
+            (Words::Read(words), endian, file)
         }
     };
     // The output borrows the input's words for what it keeps unchanged;

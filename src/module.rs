@@ -282,6 +282,10 @@ const OP_FUNCTION: u16 = spirv::Op::Function as u16;
 const OP_FUNCTION_END: u16 = spirv::Op::FunctionEnd as u16;
 const OP_LABEL: u16 = spirv::Op::Label as u16;
 
+/// The most entries [`Module::parse`] makes room for in each of its lists
+/// before it has seen the module.
+const RESERVED_STARTS: usize = 1 << 12;
+
 impl<'w> Module<'w> {
     /// Indexes `words` (host order, header included). Checks the header and
     /// every instruction's word count; functions must be closed by
@@ -302,7 +306,10 @@ impl<'w> Module<'w> {
                 format!("module has {n} words, more than the 4,294,967,295 supported"),
             ));
         }
-        let mut global_starts = Vec::new();
+        // Room for a small module's lists at once (a module-level
+        // instruction takes a word at least, a function six); a larger
+        // module's grow as they go.
+        let mut global_starts = Vec::with_capacity(n.min(RESERVED_STARTS));
         let mut at = HEADER_WORDS;
         // Module scope: everything before the first function.
         while at < n {
@@ -315,7 +322,7 @@ impl<'w> Module<'w> {
             }
             at = inst.end();
         }
-        let mut functions = Vec::new();
+        let mut functions = Vec::with_capacity(((n - at) / 6).min(RESERVED_STARTS));
         while at < n {
             // Between functions: only an OpFunction may come.
             let inst = inst_at(words, at)?;

@@ -236,6 +236,8 @@ fn rewrite_blocks(
     merge_actions(f, &s.exec_block, &s.decided, fname, scratch)?;
     let live = &s.exec_block;
     scratch.kept.clear();
+    scratch.kept.reserve(f.blocks.len());
+    scratch.order_out.reserve(f.blocks.len());
     let stub = &scratch.stub;
     scratch
         .kept

@@ -63,11 +63,11 @@ impl<'a, 'm> Sccp<'a, 'm> {
         fname: &'a str,
         bufs: &mut Buffers,
     ) -> Self {
-        let n = f.blocks.len();
-        Sccp {
+        let (n, noted) = (f.blocks.len(), f.noted.len());
+        let mut s = Sccp {
             f,
             ctx,
-            lat: filled(&mut bufs.lat, f.noted.len(), Val::Top),
+            lat: filled(&mut bufs.lat, noted, Val::Top),
             lat_ids: filled(&mut bufs.lat_ids, 0, 0),
             exec_block: filled(&mut bufs.exec_block, n, false),
             exec_edge: filled(&mut bufs.exec_edge, f.succ_list.len(), false),
@@ -75,7 +75,15 @@ impl<'a, 'm> Sccp<'a, 'm> {
             value_wl: filled(&mut bufs.value_wl, 0, 0),
             decided: filled(&mut bufs.decided, n, NONE),
             fname,
-        }
+        };
+        // Room, once, for the lists of a typical run (a block is queued
+        // once; a value is set at most twice, `Top` to known to `Varying`,
+        // and only noted instructions have values), rather than growing
+        // them step by step in the first function of a run.
+        s.block_wl.reserve(n);
+        s.lat_ids.reserve(noted);
+        s.value_wl.reserve(2 * noted);
+        s
     }
 
     /// Gives the storage back for the next function.

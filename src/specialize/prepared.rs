@@ -246,7 +246,11 @@ impl<'w> Prepared<'w> {
                 own[at] = constants.choose(ctx, b);
             }
             report.add_rewrite(name, &r);
-            rewrites.keep(a, f.id, r, &own, self.words, &mut words)?;
+            let kept = Kept {
+                id: f.id,
+                has_tracked_word: a.scan.has_tracked_word(k),
+            };
+            rewrites.keep(a, kept, r, &own, self.words, &mut words)?;
         }
         Ok(rewrites)
     }
@@ -438,16 +442,24 @@ struct Done {
     callees: usize,
 }
 
+/// The function a rewrite is of, as [`Rewrites::keep`] needs it.
+struct Kept {
+    /// Its id.
+    id: u32,
+    /// [`Scan::has_tracked_word`](scan::Scan::has_tracked_word) of it.
+    has_tracked_word: bool,
+}
+
 impl Rewrites {
-    /// Keeps the rewrite `r` of the function with id `id`, whose own words
-    /// with their constants are `own` (`input`: the module's words): its
-    /// edit list, the ids it deleted, the callees it still calls and the
-    /// tracked table ids it still mentions (`words` is scratch for their
-    /// scan), and the uses it could not fold.
+    /// Keeps the rewrite `r` of function `f`, whose own words with their
+    /// constants are `own` (`input`: the module's words): its edit list,
+    /// the ids it deleted, the callees it still calls and the tracked table
+    /// ids it still mentions (`words` is scratch for their scan), and the
+    /// uses it could not fold.
     fn keep(
         &mut self,
         a: &Analysis,
-        id: u32,
+        f: Kept,
         r: Arc<function::Rewritten>,
         own: &[u32],
         input: &[u32],
@@ -458,11 +470,17 @@ impl Rewrites {
         let ids_start = self.ids.len();
         self.ids.extend_from_slice(&r.callees);
         let callees = r.callees.len();
-        // Scanned in one piece: a walk per span costs more than the copy.
-        words.clear();
-        self.pieces.function_words(input, edits.clone(), words);
-        let tracked = scan::tracked_mentions_in(words, &a.tracked_table_ids, false)?;
-        self.ids.extend_from_slice(&tracked);
+        // What the rewrite kept of the input are whole instructions of the
+        // function: when none of its words is in the tracked set, only its
+        // own words could bring one (most functions: no copy, no scan).
+        if f.has_tracked_word || a.tracked_table_ids.any_in(own) {
+            // Scanned in one piece: a walk per span costs more than the copy.
+            words.clear();
+            self.pieces.function_words(input, edits.clone(), words);
+            let tracked = scan::tracked_mentions_in(words, &a.tracked_table_ids, false)?;
+            self.ids.extend_from_slice(&tracked);
+        }
+        let id = f.id;
         if !r.bad_uses.is_empty() {
             // A rewrite shared with other targets is copied from (its
             // chain definitions only when a message needs them).

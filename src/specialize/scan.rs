@@ -150,6 +150,9 @@ struct FunctionFacts {
     tracked_end: u32,
     /// True when the function reads a predicate or a value folded from one.
     needs_rewrite: bool,
+    /// True when a word of the function after an instruction's first is in
+    /// the tracked set (read as an id or not).
+    has_tracked_word: bool,
 }
 
 /// What the scan learned about every function, in module order.
@@ -183,6 +186,14 @@ impl Scan {
     /// True when the `k`th function reads a predicate.
     pub(super) fn needs_rewrite(&self, k: usize) -> bool {
         self.facts[k].needs_rewrite
+    }
+
+    /// False when no word of the `k`th function after an instruction's
+    /// first is in the tracked set: then no whole instructions taken from
+    /// it mention a tracked id, or make [`tracked_mentions_in`] decode
+    /// anything.
+    pub(super) fn has_tracked_word(&self, k: usize) -> bool {
+        self.facts[k].has_tracked_word
     }
 
     /// The callees of the `k`th function's calls, in order.
@@ -227,7 +238,9 @@ impl Scan {
             others | own
         };
         let mut next = Some((0, first, hit));
+        let mut any = 0;
         while let Some((at, end, hit)) = next {
+            any |= hit;
             let inst = &body[at..end];
             if hit != 0 && !self.settled_as_plain_call(inst, hit, interest) {
                 needs_rewrite |=
@@ -252,6 +265,7 @@ impl Scan {
             callees_end: self.callees.len() as u32,
             tracked_end: self.tracked.len() as u32,
             needs_rewrite,
+            has_tracked_word: any & TRACKED != 0,
         });
         Ok(())
     }

@@ -563,6 +563,9 @@ impl Emitter<'_, '_> {
     /// Lists the callees of live block `b`'s calls that stay.
     fn push_callees(&self, b: usize, out: &mut Rewritten) {
         let calls = self.f.block_calls(b);
+        if calls.is_empty() {
+            return;
+        }
         if self.substituted == 0 || self.f.unique_results {
             out.callees.extend(calls.iter().map(|&(_, callee)| callee));
         } else {
@@ -623,7 +626,14 @@ impl Emitter<'_, '_> {
     /// True when noted instruction `k`'s result is substituted (so it goes).
     fn substituted(&self, k: usize) -> bool {
         let result = self.f.noted[k].result;
-        self.substituted > 0 && result != 0 && self.local_subst(result).is_some()
+        if self.substituted == 0 || result == 0 {
+            return false;
+        }
+        if self.f.unique_results {
+            // Its result is defined once: by `k` itself.
+            return self.subst[k] != Val::Top;
+        }
+        self.local_subst(result).is_some()
     }
 
     /// Emits noted instruction `k` of live block `b` (whose merge

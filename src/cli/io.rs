@@ -104,12 +104,12 @@ impl std::ops::Deref for Words {
 }
 
 /// Reads the input without looking at it: a regular file of
-/// [`MAP_FROM_BYTES`] to [`MAP_UP_TO_BYTES`] is mapped ([`Raw::Mapped`]);
-/// another is read
-/// straight into words, into a buffer of its size (one word more, to see
-/// the end), not through a byte buffer; stdin (`-`) and other streams into
-/// one that grows as they come. [`words_in_order`] then checks a module's
-/// length and puts its words in host order.
+/// [`MAP_FROM_BYTES`] to [`MAP_UP_TO_BYTES`] is mapped ([`Raw::Mapped`])
+/// where its file system can map it; another file is read straight into
+/// words, into a buffer of its size (one word more, to see the end), not
+/// through a byte buffer; stdin (`-`) and other streams into one that
+/// grows as they come. [`words_in_order`] then checks a module's length
+/// and puts its words in host order.
 pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
     let file = display_path(path);
     let io = |e: std::io::Error| {
@@ -139,7 +139,11 @@ pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
         // The output never goes into the input's file: it is written to a
         // new file renamed over the output's path.
         let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) };
-        return map.map(Raw::Mapped).map_err(io);
+        // A file system that cannot map files (some FUSE and network
+        // ones) still reads them.
+        if let Ok(map) = map {
+            return Ok(Raw::Mapped(map));
+        }
     }
     // A FIFO or device tells no length.
     let size = if meta.is_file() { meta.len() } else { 0 };

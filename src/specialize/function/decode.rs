@@ -72,10 +72,9 @@ pub(super) struct Noted {
     pub(super) ids: (u32, u32),
 }
 
-/// The most noted instructions [`Func::reserve`] makes room for ahead: a
-/// larger function grows the list as it goes (few of its instructions are
-/// noted).
-const RESERVED_NOTED: usize = 1 << 12;
+/// The most entries [`Func::reserve`] makes room for ahead in each list: a
+/// larger function grows them as it goes.
+const RESERVED: usize = 1 << 12;
 
 /// "No block": [`Noted::block`] of an instruction before the first label.
 pub(super) const NO_BLOCK: usize = usize::MAX;
@@ -198,8 +197,8 @@ impl<'m> Func<'m> {
     ) -> Result<Self> {
         let mut f = Func::empty(m.words, bufs);
         f.range = start..end;
-        let (insts, labels, calls) = f.find_window(&mut bufs.tracked_ids);
-        f.reserve(insts, labels, calls);
+        let insts = f.find_window(&mut bufs.tracked_ids);
+        f.reserve(insts);
         let deferred = f.read(m, ctx, fname, &mut bufs.use_pairs)?;
         if let Some(d) = deferred {
             return Err(match d {
@@ -243,17 +242,18 @@ impl<'m> Func<'m> {
     }
 
     /// Makes room, once, for what the read lists of a function of `insts`
-    /// instructions, `labels` blocks and `calls` calls (at most: a noted
-    /// instruction per instruction, up to [`RESERVED_NOTED`]; two
-    /// successors a block, more only for a switch). The first function of
-    /// a run would otherwise grow each list step by step, and a call on a
-    /// small module decodes one or two.
-    fn reserve(&mut self, insts: usize, labels: usize, calls: usize) {
-        self.noted.reserve(insts.min(RESERVED_NOTED));
-        self.blocks.reserve(labels);
-        self.succ_start.reserve(labels + 1);
-        self.succ_list.reserve(2 * labels);
-        self.calls.reserve(calls);
+    /// instructions: at most one noted instruction, block or call an
+    /// instruction, and two successors a block (more only for a switch),
+    /// up to [`RESERVED`] entries. The first function of a run would
+    /// otherwise grow each list step by step, and a call on a small module
+    /// decodes one or two.
+    fn reserve(&mut self, insts: usize) {
+        let n = insts.min(RESERVED);
+        self.noted.reserve(n);
+        self.blocks.reserve(n);
+        self.succ_start.reserve(n + 1);
+        self.succ_list.reserve(2 * n);
+        self.calls.reserve(n);
     }
 
     /// Gives the storage back for the next function.

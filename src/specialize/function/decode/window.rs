@@ -3,7 +3,7 @@
 //! and the results the lattice tracks, numbered before the read because a
 //! phi may read a result defined further down.
 
-use crate::operands::{op, shapes};
+use crate::operands::shapes;
 
 use super::super::local_ids::Window;
 use super::Func;
@@ -15,10 +15,9 @@ impl<'m> Func<'m> {
     /// numbered with the module's functions, far from its body's ids) and
     /// numbers the results of tracked instructions, listed in
     /// `tracked_ids`.
-    /// Returns what the read will list at most: `(instructions, labels,
-    /// calls)`.
+    /// Returns the number of instructions.
     #[inline(never)]
-    pub(super) fn find_window(&mut self, tracked_ids: &mut Vec<u32>) -> (usize, usize, usize) {
+    pub(super) fn find_window(&mut self, tracked_ids: &mut Vec<u32>) -> usize {
         let words = self.words;
         let (infos, shapes) = (op_infos(), shapes());
         let (mut lo, mut hi) = (u32::MAX, 0u32);
@@ -26,13 +25,11 @@ impl<'m> Func<'m> {
         // From past the `OpFunction` (the range starts with it).
         let (start, end) = (self.range.start, self.range.end);
         let mut at = start + (words[start] >> 16).max(1) as usize;
-        let (mut count, mut labels, mut calls) = (1, 0, 0);
+        let mut count = 1;
         while at < end {
             let head = words[at];
             let (len, opcode) = ((head >> 16) as usize, head as u16);
             count += 1;
-            labels += usize::from(opcode == op::Label);
-            calls += usize::from(opcode == op::FunctionCall);
             let (p, tracked) = match infos.get(opcode as usize) {
                 Some(i) => (i.result as usize, i.tracked),
                 None => (
@@ -57,6 +54,6 @@ impl<'m> Func<'m> {
         for (t, &id) in tracked_ids.iter().enumerate() {
             self.tracked.insert(id, t);
         }
-        (count, labels, calls)
+        count
     }
 }

@@ -60,9 +60,10 @@ pub(crate) enum Raw {
     /// Read into words as they lie in memory (host order), the last one
     /// zero-padded, with the number of bytes read.
     Read(Vec<u32>, usize),
-    /// A large regular file mapped read-only with its pages populated up
-    /// front: no buffer to fault in and no copy, and what the pass keeps
-    /// of the input is written straight from the file's pages.
+    /// A large regular file mapped read-only and private (copy-on-write
+    /// once made writable), its pages populated up front: no buffer to
+    /// fault in and no copy, and what the pass keeps of the input is
+    /// written straight from the file's pages.
     Mapped(memmap2::Mmap),
 }
 
@@ -81,8 +82,12 @@ impl Raw {
 pub(crate) enum Words {
     /// Words of their own.
     Read(Vec<u32>),
-    /// The mapped file's words.
+    /// The mapped file's words, in the host's order.
     Mapped(memmap2::Mmap),
+    /// The mapped file's words, swapped into the host's order in place:
+    /// each page written became the process's own copy, as a read page
+    /// would have been.
+    Swapped(memmap2::MmapMut),
 }
 
 impl Default for Words {
@@ -97,8 +102,9 @@ impl std::ops::Deref for Words {
     fn deref(&self) -> &[u32] {
         match self {
             Words::Read(words) => words,
-            // `words_in_order` made `Mapped` only of a map whose bytes cast.
+            // (A map's bytes always cast: see `words_in_order`.)
             Words::Mapped(map) => bytemuck::try_cast_slice(map).unwrap_or_default(),
+            Words::Swapped(map) => bytemuck::try_cast_slice(map).unwrap_or_default(),
         }
     }
 }
@@ -129,16 +135,24 @@ pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
         return Err(io(std::io::Error::other("is a directory")));
     }
     if meta.is_file() && (MAP_FROM_BYTES..=MAP_UP_TO_BYTES).contains(&meta.len()) {
-        // SAFETY: the map is read-only and private, and only read. What
-        // `Mmap` cannot rule out is another process changing the file
-        // while it is mapped: changed words would be read as they change,
-        // and a file truncated under the map would stop the process with
-        // SIGBUS. Compilers map their inputs on the same terms (rustc its
-        // crate metadata, LLVM's MemoryBuffer source and object files); an
-        // input being rewritten while it is read is garbage in any case.
-        // The output never goes into the input's file: it is written to a
-        // new file renamed over the output's path.
-        let map = unsafe { memmap2::MmapOptions::new().populate().map(&f) };
+        // SAFETY: the map is private (copy-on-write: nothing written to it
+        // reaches the file). What `Mmap` cannot rule out is another
+        // process changing the file while it is mapped: changed words
+        // would be read as they change, and a file truncated under the
+        // map would stop the process with SIGBUS. Compilers map their
+        // inputs on the same terms (rustc its crate metadata, LLVM's
+        // MemoryBuffer source and object files); an input being rewritten
+        // while it is read is garbage in any case. The output never goes
+        // into the input's file: it is written to a new file renamed over
+        // the output's path.
+        // (Read-only until `words_in_order` swaps a big-endian module's
+        // words: a writable private map would be populated by copying
+        // every page.)
+        let map = unsafe {
+            memmap2::MmapOptions::new()
+                .populate()
+                .map_copy_read_only(&f)
+        };
         // A file system that cannot map files (some FUSE and network
         // ones) still reads them.
         if let Ok(map) = map {
@@ -153,9 +167,8 @@ pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
 }
 
 /// The module in `raw` (as [`read_raw_words`] read it), checked and in
-/// host order, with its byte order. `file` names the input. A mapped
-/// module in the host's byte order stays mapped; one in the other order
-/// is copied, byte-swapped.
+/// host order, with its byte order. `file` names the input. Words not in
+/// the host's order are swapped in place, mapped or read.
 pub(crate) fn words_in_order(file: &str, raw: Raw) -> Result<(Words, Endian), Failure> {
     let bytes = raw.bytes();
     let len = bytes.len();
@@ -171,23 +184,23 @@ pub(crate) fn words_in_order(file: &str, raw: Raw) -> Result<(Words, Endian), Fa
             }
             Words::Read(words)
         }
-        Raw::Mapped(map)
-            if is_host_order(endian) && bytemuck::try_cast_slice::<u8, u32>(&map).is_ok() =>
-        {
-            Words::Mapped(map)
-        }
-        Raw::Mapped(map) => Words::Read(
-            map.chunks_exact(4)
-                .map(|b| {
-                    let w = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]);
-                    if is_host_order(endian) {
-                        w
-                    } else {
-                        w.swap_bytes()
-                    }
+        // (A map starts on a page, and `len` is a multiple of 4: its bytes
+        // always cast to words.)
+        Raw::Mapped(map) if is_host_order(endian) => Words::Mapped(map),
+        Raw::Mapped(map) => {
+            let mut map = map.make_mut().map_err(|e| {
+                Failure::from(Error::Io {
+                    path: file.to_string(),
+                    message: format!("cannot read: {e}"),
                 })
-                .collect(),
-        ),
+            })?;
+            if let Ok(words) = bytemuck::try_cast_slice_mut::<u8, u32>(&mut map) {
+                for w in words {
+                    *w = w.swap_bytes();
+                }
+            }
+            Words::Swapped(map)
+        }
     };
     Ok((words, endian))
 }

@@ -14,8 +14,7 @@ impl<'m> Func<'m> {
     /// of the result ids the function defines (its own aside: it is
     /// numbered with the module's functions, far from its body's ids) and
     /// numbers the results of tracked instructions, listed in
-    /// `tracked_ids`.
-    /// Returns the number of instructions.
+    /// `tracked_ids`; returns the number of instructions.
     #[inline(never)]
     pub(super) fn find_window(&mut self, tracked_ids: &mut Vec<u32>) -> usize {
         let words = self.words;

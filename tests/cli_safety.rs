@@ -783,6 +783,23 @@ fn a_write_that_fails_is_an_error() {
     }
 }
 
+/// Runs `--target target` on `module` cut `by` bytes (1 to 3) short, written
+/// to `dir/cut.spv`: it fails (exit 1), the error names the offset of the
+/// last word and the length, and nothing goes to stdout.
+fn assert_cut_module_is_named(dir: &Path, module: &[u8], by: usize, target: &str) {
+    let cut = dir.join("cut.spv");
+    std::fs::write(&cut, &module[..module.len() - by]).unwrap();
+    let o = run_cli(&[os("--target"), os(target), cut.into(), os("-o"), os("-")]);
+    assert_exit(&o, 1, "cut");
+    let want = format!(
+        "byte {}: module length {} bytes is not a multiple of 4",
+        module.len() - 4,
+        module.len() - by
+    );
+    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+}
+
 /// The input is read straight into words: a big-endian module is read and
 /// written in its own byte order, a length that is not whole words is named
 /// at its byte offset, a FIFO given as IN is read to its end, and
@@ -830,23 +847,7 @@ fn inputs_of_either_byte_order_and_any_kind_of_file() {
         }
     }
     // A module cut inside a word: the error names the byte offset.
-    let cut = dir.join("cut.spv");
-    std::fs::write(&cut, &little[..little.len() - 2]).unwrap();
-    let o = run_cli(&[
-        os("--target"),
-        os("gfx942"),
-        cut.clone().into(),
-        os("-o"),
-        os("-"),
-    ]);
-    assert_exit(&o, 1, "cut");
-    let want = format!(
-        "byte {}: module length {} bytes is not a multiple of 4",
-        little.len() - 4,
-        little.len() - 2
-    );
-    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
-    assert!(o.stdout.is_empty());
+    assert_cut_module_is_named(&dir, &little, 2, "gfx942");
     #[cfg(unix)]
     {
         use std::process::Command;
@@ -953,17 +954,7 @@ fn large_inputs_are_mapped_and_give_what_read_ones_give() {
     }
     valid(&little, &expected(&little, "gfx1201"), "mapped");
 
-    let cut = dir.join("cut.spv");
-    std::fs::write(&cut, &little[..little.len() - 1]).unwrap();
-    let o = run_cli(&[os("--target"), os("gfx1201"), cut.into(), os("-o"), os("-")]);
-    assert_exit(&o, 1, "cut");
-    let want = format!(
-        "byte {}: module length {} bytes is not a multiple of 4",
-        little.len() - 4,
-        little.len() - 1
-    );
-    assert!(stderr(&o).contains(&want), "{}", stderr(&o));
-    assert!(o.stdout.is_empty());
+    assert_cut_module_is_named(&dir, &little, 1, "gfx1201");
 
     // An ELF file read past its last section is the same ELF file.
     let app = common::repo().join("tests/data/containers/app");

@@ -4,7 +4,7 @@
 //! `--module K`, describing where each was found (text and JSON), and
 //! `rspv-specialize extract`.
 //!
-//! The input is read once, as words (`io::read_raw_words`); a bare SPIR-V
+//! The input is read (or mapped) once (`io::read_raw`); a bare SPIR-V
 //! module keeps everything the commands always printed for it.
 
 use std::path::Path;
@@ -14,7 +14,7 @@ use rspv_specialize::container::{Embedded, Kind, Location, detect, find_spirv};
 use rspv_specialize::module::{Endian, words_from_bytes};
 use serde_json::{Map, Value, json};
 
-use super::io::{Words, display_path, read_input, read_raw_words, words_in_order, write_output};
+use super::io::{Words, display_path, read_input, read_raw, words_in_order, write_output};
 use crate::{ExtractArgs, Failure};
 
 /// One SPIR-V module of a container, owned.
@@ -61,7 +61,7 @@ pub(crate) enum Source {
 /// bare module (then checks it and puts it in host order).
 pub(crate) fn read_source(path: &Path) -> Result<Source, Failure> {
     let file = display_path(path);
-    let raw = read_raw_words(path)?;
+    let raw = read_raw(path)?;
     if is_container(raw.bytes()) {
         return Ok(Source::Container(
             from_bytes(raw.bytes()).map_err(|e| Failure::in_file(&file, e))?,

@@ -28,12 +28,17 @@ pub(crate) fn resolve_target<'t>(
     tables.target_with(id, &TargetOptions { wave64 })
 }
 
+/// The error for an input, named `file` in messages, that cannot be read.
+fn cannot_read(file: &str, e: std::io::Error) -> Error {
+    Error::Io {
+        path: file.to_string(),
+        message: format!("cannot read: {e}"),
+    }
+}
+
 /// Reads the input module; `-` is stdin. Errors name the path.
 pub(crate) fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
-    let io = |e: std::io::Error| Error::Io {
-        path: display_path(path),
-        message: format!("cannot read: {e}"),
-    };
+    let io = |e| cannot_read(&display_path(path), e);
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin()
@@ -116,14 +121,9 @@ impl std::ops::Deref for Words {
 /// through a byte buffer; stdin (`-`) and other streams into one that
 /// grows as they come. [`words_in_order`] then checks a module's length
 /// and puts its words in host order.
-pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
+pub(crate) fn read_raw(path: &Path) -> Result<Raw, Failure> {
     let file = display_path(path);
-    let io = |e: std::io::Error| {
-        Failure::from(Error::Io {
-            path: file.clone(),
-            message: format!("cannot read: {e}"),
-        })
-    };
+    let io = |e| Failure::from(cannot_read(&file, e));
     if path.as_os_str() == "-" {
         return read_to_end_as_words(&mut std::io::stdin().lock(), 0)
             .map(|(words, len)| Raw::Read(words, len))
@@ -166,7 +166,7 @@ pub(crate) fn read_raw_words(path: &Path) -> Result<Raw, Failure> {
         .map_err(io)
 }
 
-/// The module in `raw` (as [`read_raw_words`] read it), checked and in
+/// The module in `raw` (as [`read_raw`] read it), checked and in
 /// host order, with its byte order. `file` names the input. Words not in
 /// the host's order are swapped in place, mapped or read.
 pub(crate) fn words_in_order(file: &str, raw: Raw) -> Result<(Words, Endian), Failure> {
@@ -188,12 +188,9 @@ pub(crate) fn words_in_order(file: &str, raw: Raw) -> Result<(Words, Endian), Fa
         // always cast to words.)
         Raw::Mapped(map) if is_host_order(endian) => Words::Mapped(map),
         Raw::Mapped(map) => {
-            let mut map = map.make_mut().map_err(|e| {
-                Failure::from(Error::Io {
-                    path: file.to_string(),
-                    message: format!("cannot read: {e}"),
-                })
-            })?;
+            let mut map = map
+                .make_mut()
+                .map_err(|e| Failure::from(cannot_read(file, e)))?;
             if let Ok(words) = bytemuck::try_cast_slice_mut::<u8, u32>(&mut map) {
                 for w in words {
                     *w = w.swap_bytes();

@@ -127,8 +127,10 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 let noted = self.f.block_noted(b);
                 let end = noted.end;
                 for k in noted {
-                    if k + 1 == end || is_tracked(self.f.noted[k].inst.opcode) {
+                    if is_tracked(self.f.noted[k].inst.opcode) {
                         self.visit(k).map_err(|label| self.bad_parent(k, label))?;
+                    } else if k + 1 == end {
+                        self.visit_terminator(k);
                     }
                 }
             }
@@ -275,7 +277,25 @@ impl<'a, 'm> Sccp<'a, 'm> {
                 };
                 self.set(w[2], v);
             }
-            op::Branch | op::BranchConditional | op::Switch => {
+            op::Branch | op::BranchConditional | op::Switch => self.visit_terminator(i),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Evaluates terminator `i`: marks the edges it can take.
+    fn visit_terminator(&mut self, i: usize) {
+        let inst = self.f.noted[i].inst;
+        let b = self.f.noted[i].block;
+        match inst.opcode {
+            op::Branch => {
+                self.decided[b] = NONE;
+                if let Some(&s) = self.f.successors(b).first() {
+                    self.mark_edge(b, s);
+                }
+            }
+            op::BranchConditional | op::Switch => {
+                let w = self.f.inst_words(i);
                 let f = self.f;
                 let succ = f.successors(b);
                 let chosen = match inst.opcode {
@@ -306,7 +326,6 @@ impl<'a, 'm> Sccp<'a, 'm> {
             }
             _ => {}
         }
-        Ok(())
     }
 
     /// For a switch on a value known to be a module-level integer constant:

@@ -227,9 +227,7 @@ impl<'w> Prepared<'w> {
         };
         // (One name each, reserved: a list grown by doubling leaves its
         // old copies' pages behind, about 0.8 MB at 100 MB.)
-        report
-            .functions_rewritten
-            .reserve_exact(rewrites.done.capacity());
+        Arc::make_mut(&mut report.functions_rewritten).reserve_exact(rewrites.done.capacity());
         // One rewrite's own words with their constants, and scratch for
         // the scan of its words.
         let (mut own, mut words) = (Vec::new(), Vec::new());
@@ -345,9 +343,10 @@ impl<'w> Prepared<'w> {
     ) -> IdBits {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
+        let functions_removed = Arc::make_mut(&mut report.functions_removed);
         for f in &m.functions {
             if is_dead(f.id) {
-                report.functions_removed.push(self.g.function_name(f.id));
+                functions_removed.push(self.g.function_name(f.id));
                 removed_ids.insert(f.id);
                 for inst in crate::module::insts(m.words, f.start, f.end) {
                     if let Some(p) = crate::operands::result_pos(inst.opcode)
@@ -358,7 +357,7 @@ impl<'w> Prepared<'w> {
                 }
             }
         }
-        report.functions_removed.sort();
+        functions_removed.sort();
         for site in ctx.site_value.ids() {
             if !ctx.constants.repurposed.contains_key(&site) {
                 removed_ids.insert(site);

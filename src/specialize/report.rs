@@ -2,6 +2,7 @@
 //! the `json` feature: [`crate::json::report`]).
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::inspect::Resolved;
 use crate::target::Target;
@@ -29,10 +30,13 @@ pub struct Report {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
-    /// Functions that were rewritten (a predicate reached them).
-    pub functions_rewritten: Vec<String>,
-    /// Functions (and imported declarations) removed: only dead code called them.
-    pub functions_removed: Vec<String>,
+    /// Functions that were rewritten (a predicate reached them). Shared
+    /// (`Arc`): the targets of one batch that resolve every predicate
+    /// alike share one list, as they share the module's words.
+    pub functions_rewritten: Arc<Vec<String>>,
+    /// Functions (and imported declarations) removed: only dead code called
+    /// them. Shared as [`Report::functions_rewritten`] is.
+    pub functions_removed: Arc<Vec<String>>,
     /// True when the predicate table was removed (false: the module had none).
     pub table_removed: bool,
 }
@@ -54,7 +58,7 @@ impl Report {
         self.selects_folded += r.selects_folded;
         self.phis_folded += r.phis_folded;
         self.blocks_removed += r.blocks_removed;
-        self.functions_rewritten.push(name);
+        Arc::make_mut(&mut self.functions_rewritten).push(name);
     }
 
     /// `tahiti (processor gfx600, wave64)`: the target as given, the

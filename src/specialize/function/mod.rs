@@ -172,6 +172,20 @@ pub(super) struct Scratch {
     stub: Vec<bool>,
     kept: Vec<usize>,
     order_out: Vec<usize>,
+    /// The lists a rewrite is written into ([`Rewritten`]'s), reused: the
+    /// result takes copies of exactly their length, so that rewrites kept
+    /// for a while (a batch holds every group's) take no more memory than
+    /// they fill.
+    emitted: Emitted,
+}
+
+/// The lists of a [`Rewritten`] as the emitter writes them.
+#[derive(Default)]
+struct Emitted {
+    spans: Vec<Span>,
+    own: Vec<u32>,
+    removed_ids: Vec<u32>,
+    callees: Vec<u32>,
 }
 
 /// Specializes one function whose words are `m.words[start..end]`, using
@@ -262,10 +276,13 @@ fn rewrite_blocks(
     let noted_words: usize = f.noted.iter().map(|n| n.inst.end() - n.inst.at).sum();
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
-        removed_ids: Vec::with_capacity(substituted + dead_ids),
-        callees: Vec::with_capacity(f.calls.len()),
-        spans: Vec::with_capacity(2 * f.noted.len() + 3 * f.blocks.len() + 2),
-        own: Vec::with_capacity(noted_words + f.blocks.len()),
+        removed_ids: reserved(&mut scratch.emitted.removed_ids, substituted + dead_ids),
+        callees: reserved(&mut scratch.emitted.callees, f.calls.len()),
+        spans: reserved(
+            &mut scratch.emitted.spans,
+            2 * f.noted.len() + 3 * f.blocks.len() + 2,
+        ),
+        own: reserved(&mut scratch.emitted.own, noted_words + f.blocks.len()),
         ..Rewritten::default()
     };
     let e = Emitter {
@@ -290,7 +307,28 @@ fn rewrite_blocks(
     }
     removed_block_ids(f, live, &scratch.stub, &mut out.removed_ids);
     s.recycle(&mut scratch.sccp);
+    let e = &mut scratch.emitted;
+    out.removed_ids = exact_copy(&mut out.removed_ids, &mut e.removed_ids);
+    out.callees = exact_copy(&mut out.callees, &mut e.callees);
+    out.spans = exact_copy(&mut out.spans, &mut e.spans);
+    out.own = exact_copy(&mut out.own, &mut e.own);
     Ok(out)
+}
+
+/// `slot`'s vector, taken out, emptied, with room for `n` entries.
+fn reserved<T>(slot: &mut Vec<T>, n: usize) -> Vec<T> {
+    let mut v = std::mem::take(slot);
+    v.clear();
+    v.reserve(n);
+    v
+}
+
+/// A copy of `list` of exactly its length; `list`'s storage goes back to
+/// `slot` for the next rewrite.
+fn exact_copy<T: Copy>(list: &mut Vec<T>, slot: &mut Vec<T>) -> Vec<T> {
+    let copy = list.to_vec();
+    *slot = std::mem::take(list);
+    copy
 }
 
 /// What replaces each value SCCP folded in a live block, at its defining

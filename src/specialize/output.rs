@@ -116,6 +116,14 @@ pub(super) struct Pieces {
 /// gather before it gives their memory back (512 KiB).
 const RELEASE: usize = 1 << 16;
 
+/// From this many own words (4 MiB) on, [`Output::into_specialized`]
+/// gathers the module inside the new buffer, without holding the own
+/// words beside it ([`Output::gather_in_place`]: at 100 MB they are about
+/// a tenth of the module); below, it copies the pieces in order into a
+/// buffer it need not zero first, which was 12% faster on the 10 MB
+/// module and holds at most 4 MiB more.
+const GATHER_IN_PLACE: usize = 1 << 20;
+
 impl Pieces {
     /// No pieces yet; room for `own` own words and `edits` pieces of edit
     /// lists.
@@ -277,6 +285,26 @@ impl<'w> Output<'w> {
         }
     }
 
+    /// The module's words in one buffer of exactly their size, leaving
+    /// the output empty: the pieces copied in order into a buffer that
+    /// need not be zeroed first, or, from [`GATHER_IN_PLACE`] own words
+    /// on, [`Output::gather_in_place`].
+    fn take_words(&mut self) -> Vec<u32> {
+        // (Fuzzing gathers both ways and checks that they agree.)
+        if cfg!(fuzzing) {
+            let in_order = self.to_words();
+            let in_place = self.gather_in_place();
+            assert!(in_place == in_order, "the two gathers differ");
+            return in_place;
+        }
+        if self.own.len() >= GATHER_IN_PLACE {
+            return self.gather_in_place();
+        }
+        let words = self.to_words();
+        (self.own, self.edits, self.pieces) = (Vec::new(), Vec::new(), Vec::new());
+        words
+    }
+
     /// The module's words in one buffer of exactly their size, made
     /// without holding the own buffer beside the whole module: the own
     /// pieces' words are first copied, in output order, to the start of
@@ -293,7 +321,7 @@ impl<'w> Output<'w> {
     /// place is past `head`, and an own piece's source, the last `n` of
     /// them, ends at or before its place's end (moved with `copy_within`).
     /// Leaves the output empty.
-    fn take_words(&mut self) -> Vec<u32> {
+    fn gather_in_place(&mut self) -> Vec<u32> {
         let len = self.len_words();
         let mut words = vec![0u32; len];
         let mut head = 0;
@@ -373,10 +401,7 @@ mod tests {
         assert_eq!(chunks, [&[10, 11, 12][..], &[1, 2, 3], &[14, 15], &[4]]);
         assert_eq!(out.len_words(), 9);
         assert_eq!(out.to_words(), [10, 11, 12, 1, 2, 3, 14, 15, 4]);
-        assert_eq!(
-            out.into_specialized().words(),
-            [10, 11, 12, 1, 2, 3, 14, 15, 4]
-        );
+        assert_eq!(both_ways(out), [10, 11, 12, 1, 2, 3, 14, 15, 4]);
     }
 
     #[test]
@@ -394,7 +419,7 @@ mod tests {
         let out = p.finish(&input, Endian::Little, Report::default());
         let expected = [6, 7, 10, 1, 2, 3, 1, 2, 3, 12, 3, 4, 5, 6];
         assert_eq!(out.to_words(), expected);
-        assert_eq!(out.into_specialized().words(), expected);
+        assert_eq!(both_ways(out), expected);
         // Edit lists laid down in the order they were made (freed as
         // they are used up), and out of it, one twice (kept to the end).
         let module: Vec<u32> = (100..140).collect();
@@ -421,13 +446,30 @@ mod tests {
             }
             let out = p.finish(&module, Endian::Little, Report::default());
             assert_eq!(out.to_words(), expected);
-            assert_eq!(out.into_specialized().words(), expected);
+            assert_eq!(both_ways(out), expected);
         }
         // Nothing of its own: the input's words.
         let mut p = Pieces::default();
         p.input(0..3);
         let out = p.finish(&input, Endian::Little, Report::default());
-        assert_eq!(out.into_specialized().words(), input);
+        assert_eq!(both_ways(out), input);
+    }
+
+    /// The one buffer as [`Output::into_specialized`] makes it, after
+    /// checking that [`Output::gather_in_place`] makes the same.
+    fn both_ways(out: Output<'_>) -> Vec<u32> {
+        let mut copy = Output {
+            input: out.input,
+            own: out.own.clone(),
+            edits: out.edits.clone(),
+            pieces: out.pieces.clone(),
+            endian: out.endian,
+            report: Report::default(),
+        };
+        let in_place = copy.gather_in_place();
+        let words = out.into_specialized().words().to_vec();
+        assert_eq!(in_place, words);
+        words
     }
 
     #[test]
@@ -550,7 +592,7 @@ mod tests {
             let out = p.finish(&input, Endian::Little, Report::default());
             let expected = [&input[..2], &expected, &input[2..3]].concat();
             assert_eq!(out.to_words(), expected);
-            assert_eq!(out.into_specialized().words(), expected);
+            assert_eq!(both_ways(out), expected);
         }
     }
 }

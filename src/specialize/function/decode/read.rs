@@ -17,6 +17,8 @@ use super::{Func, NO_BLOCK, Noted, PLAIN, is_merge, is_terminator, is_tracked, s
 /// Where [`Func::read`] is: the block it reads and what that block's
 /// instructions showed so far.
 pub(super) struct ReadState {
+    /// The module's id bound: every id read is below it.
+    pub(super) bound: u32,
     /// The block being read ([`NO_BLOCK`]: none).
     pub(super) block: usize,
     /// True when the last instruction of the block was a terminator.
@@ -115,10 +117,10 @@ impl<'m> Func<'m> {
         use_pairs: &mut Vec<(u32, u32)>,
     ) -> Result<Option<Deferred>> {
         let words = self.words;
-        let bound = m.bound();
         let infos = op_infos();
         use_pairs.clear();
         let mut st = ReadState {
+            bound: m.bound(),
             block: NO_BLOCK,
             last_was_terminator: false,
             early: None,
@@ -133,111 +135,149 @@ impl<'m> Func<'m> {
             if let Some(info) = infos.get(opcode as usize)
                 && info.plain
                 && len >= info.flat_min as usize
+                && self.read_plain(at, len, info, &mut st, ctx, use_pairs)
             {
-                let iw = &words[at..at + len];
-                let mut watched = false;
-                let in_range = iw[1..].iter().all(|&x| {
-                    watched = watched || self.tracked.contains_key(&x) || ctx.may_replace(x);
-                    x != 0 && x < bound
-                });
-                let result = if info.result > 0 {
-                    iw[info.result as usize]
-                } else {
-                    0
-                };
-                let done = in_range
-                    && if !watched {
-                        (!info.exact || flat_ids(iw).is_some())
-                            && (result == 0 || self.def.insert_new(result, PLAIN | at))
-                    } else if let Some(flat) = flat_ids(iw) {
-                        self.watched_plain(at, iw, flat, st.block, ctx, use_pairs);
-                        true
-                    } else {
-                        false
-                    };
-                if done {
-                    if st.last_was_terminator {
-                        st.early.get_or_insert(st.prev_at);
-                        st.last_was_terminator = false;
-                    }
-                    if opcode == op::FunctionCall && len >= 4 && st.block != NO_BLOCK {
-                        self.calls.push((iw[2], iw[3]));
-                        self.blocks[st.block].calls.1 += 1;
-                    }
-                    st.prev_at = at;
-                    at += len;
-                    continue;
-                }
+                st.prev_at = at;
+                at += len;
+                continue;
             }
-            let watched = |x: u32| {
-                x == 0 || x >= bound || self.tracked.contains_key(&x) || ctx.may_replace(x)
-            };
-            let done = match (opcode, len) {
-                (op::Label, 2) => {
-                    // A label's id is its result, not a use: only its range
-                    // matters, and that it is new (the maps share a window).
-                    let label = words[at + 1];
-                    let slot = self
-                        .def
-                        .free_slot(label)
-                        .filter(|&k| label != 0 && label < bound && self.block_of_label.is_free(k));
-                    if let Some(k) = slot {
-                        self.block_of_label.set_slot(k, self.blocks.len());
-                        self.def.set_slot(k, PLAIN | at);
-                        self.open_block(&mut st, label, at, 2);
-                    }
-                    slot.is_some()
-                }
-                (op::Branch, 2) | (op::Return, 1) if st.block != NO_BLOCK => {
-                    let plain = len == 1 || !watched(words[at + 1]);
-                    if plain {
-                        if st.last_was_terminator {
-                            st.early.get_or_insert(st.prev_at);
-                        }
-                        st.last_was_terminator = true;
-                        let inst = Inst { at, opcode, len };
-                        self.note(inst, 0, st.block, false, (0, 0));
-                    }
-                    plain
-                }
-                (op::BranchConditional, 4) if st.block != NO_BLOCK => {
-                    // Its targets plain, its condition perhaps watched.
-                    let (c, t, e) = (words[at + 1], words[at + 2], words[at + 3]);
-                    let plain = c != 0 && c < bound && !watched(t) && !watched(e);
-                    if plain {
-                        if st.last_was_terminator {
-                            st.early.get_or_insert(st.prev_at);
-                        }
-                        st.last_was_terminator = true;
-                        let k = self.noted.len() as u32;
-                        let first = self.id_list.len() as u32;
-                        let mentions = self.note_use(c, k, ctx, use_pairs);
-                        if mentions {
-                            self.id_list.extend((1..4).map(|p| (p as u32, Role::Use)));
-                        }
-                        let ids = (first, self.id_list.len() as u32);
-                        let inst = Inst { at, opcode, len };
-                        self.note(inst, 0, st.block, mentions, ids);
-                    }
-                    plain
-                }
-                _ if is_tracked(opcode) && st.block != NO_BLOCK => {
-                    let plain = self.tracked_inst(at, st.block, bound, ctx, use_pairs);
-                    if plain && st.last_was_terminator {
-                        st.early.get_or_insert(st.prev_at);
-                        st.last_was_terminator = false;
-                    }
-                    plain
-                }
-                _ => false,
-            };
-            if !done {
+            if !self.read_short(at, opcode, len, &mut st, ctx, use_pairs) {
                 self.step(m, ctx, fname, use_pairs, &mut st, at)?;
             }
             st.prev_at = at;
             at += len.max(1);
         }
         Ok(st.deferred)
+    }
+
+    /// [`Func::read`]'s short way for a plain instruction (`info`'s
+    /// opcode, `len` words at word `at`, at least its flat layout's): true
+    /// when it is read, its result recorded (and its callee, for a call),
+    /// or, when it reads a watched id, decoded from its flat layout. False
+    /// sends it the long way: an id out of range, a layout that is not
+    /// flat after all, a result defined before.
+    #[inline(always)]
+    fn read_plain(
+        &mut self,
+        at: usize,
+        len: usize,
+        info: &OpInfo,
+        st: &mut ReadState,
+        ctx: &Context<'_>,
+        use_pairs: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        let bound = st.bound;
+        let words = self.words;
+        let iw = &words[at..at + len];
+        let mut watched = false;
+        let in_range = iw[1..].iter().all(|&x| {
+            watched = watched || self.tracked.contains_key(&x) || ctx.may_replace(x);
+            x != 0 && x < bound
+        });
+        let result = if info.result > 0 {
+            iw[info.result as usize]
+        } else {
+            0
+        };
+        let done = in_range
+            && if !watched {
+                (!info.exact || flat_ids(iw).is_some())
+                    && (result == 0 || self.def.insert_new(result, PLAIN | at))
+            } else if let Some(flat) = flat_ids(iw) {
+                self.watched_plain(at, iw, flat, st.block, ctx, use_pairs);
+                true
+            } else {
+                false
+            };
+        if done {
+            if st.last_was_terminator {
+                st.early.get_or_insert(st.prev_at);
+                st.last_was_terminator = false;
+            }
+            if iw[0] as u16 == op::FunctionCall && len >= 4 && st.block != NO_BLOCK {
+                self.calls.push((iw[2], iw[3]));
+                self.blocks[st.block].calls.1 += 1;
+            }
+        }
+        done
+    }
+
+    /// [`Func::read`]'s short way for the other instructions most blocks
+    /// are made of (the `opcode` of `len` words at word `at`): a label, an
+    /// unconditional branch or return, a conditional branch, a tracked
+    /// instruction, each in its common form. False sends it the long way.
+    #[inline(always)]
+    fn read_short(
+        &mut self,
+        at: usize,
+        opcode: u16,
+        len: usize,
+        st: &mut ReadState,
+        ctx: &Context<'_>,
+        use_pairs: &mut Vec<(u32, u32)>,
+    ) -> bool {
+        let (words, bound) = (self.words, st.bound);
+        let watched =
+            |x: u32| x == 0 || x >= bound || self.tracked.contains_key(&x) || ctx.may_replace(x);
+        match (opcode, len) {
+            (op::Label, 2) => {
+                // A label's id is its result, not a use: only its range
+                // matters, and that it is new (the maps share a window).
+                let label = words[at + 1];
+                let slot = self
+                    .def
+                    .free_slot(label)
+                    .filter(|&k| label != 0 && label < bound && self.block_of_label.is_free(k));
+                if let Some(k) = slot {
+                    self.block_of_label.set_slot(k, self.blocks.len());
+                    self.def.set_slot(k, PLAIN | at);
+                    self.open_block(st, label, at, 2);
+                }
+                slot.is_some()
+            }
+            (op::Branch, 2) | (op::Return, 1) if st.block != NO_BLOCK => {
+                let plain = len == 1 || !watched(words[at + 1]);
+                if plain {
+                    if st.last_was_terminator {
+                        st.early.get_or_insert(st.prev_at);
+                    }
+                    st.last_was_terminator = true;
+                    let inst = Inst { at, opcode, len };
+                    self.note(inst, 0, st.block, false, (0, 0));
+                }
+                plain
+            }
+            (op::BranchConditional, 4) if st.block != NO_BLOCK => {
+                // Its targets plain, its condition perhaps watched.
+                let (c, t, e) = (words[at + 1], words[at + 2], words[at + 3]);
+                let plain = c != 0 && c < bound && !watched(t) && !watched(e);
+                if plain {
+                    if st.last_was_terminator {
+                        st.early.get_or_insert(st.prev_at);
+                    }
+                    st.last_was_terminator = true;
+                    let k = self.noted.len() as u32;
+                    let first = self.id_list.len() as u32;
+                    let mentions = self.note_use(c, k, ctx, use_pairs);
+                    if mentions {
+                        self.id_list.extend((1..4).map(|p| (p as u32, Role::Use)));
+                    }
+                    let ids = (first, self.id_list.len() as u32);
+                    let inst = Inst { at, opcode, len };
+                    self.note(inst, 0, st.block, mentions, ids);
+                }
+                plain
+            }
+            _ if is_tracked(opcode) && st.block != NO_BLOCK => {
+                let plain = self.tracked_inst(at, st.block, bound, ctx, use_pairs);
+                if plain && st.last_was_terminator {
+                    st.early.get_or_insert(st.prev_at);
+                    st.last_was_terminator = false;
+                }
+                plain
+            }
+            _ => false,
+        }
     }
 
     /// [`Func::read`]'s long way for the instruction at word `at`: block

@@ -11,12 +11,15 @@ use std::ops::Range;
 
 use crate::idbits::IdBits;
 use crate::module::{
-    FunctionRange, HEADER_WORDS, Module, header_word, literal_string_words, push_inst,
+    FunctionRange, HEADER_WORDS, Inst, Module, header_word, literal_string_words, push_inst,
 };
-use crate::operands::{Role, for_each_id, is_annotation, op, result_pos, shapes};
+use crate::operands::{Role, Shape, for_each_id, is_annotation, op, result_pos, shapes};
 
 use super::context::Context;
 use super::output::Pieces;
+
+/// `Decoration::SpecId`.
+const SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
 
 /// What to leave out or replace.
 pub(super) struct Plan<'p> {
@@ -84,37 +87,79 @@ pub(super) fn rewrite_globals(m: &Module<'_>, ctx: &mut Context<'_>) -> Vec<(usi
 }
 
 /// Lays down the output's words; `out` already holds the rewritten
-/// functions' edit lists (see [`Fate::Rewritten`]).
+/// functions' edit lists (see [`Fate::Rewritten`]): the header, every
+/// module-scope instruction ([`ModuleScope::lay_down`]), then the functions.
 pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut Pieces) {
     let words = m.words;
     let start = out.own().len();
     out.own().extend_from_slice(&words[..HEADER_WORDS]);
     out.own()[start + 3] = words[3].max(ctx.constants.next_id);
     out.own_since(start);
-    let removed = plan.removed_ids;
-    let sites = &ctx.site_value;
-    let spec_id = spirv::Decoration::SpecId as u32;
-    // Result positions by opcode (0: none), one small table look-up per
-    // instruction; the global rewrites are consumed in order.
-    let shapes = shapes();
-    let global_rewrites = plan.global_rewrites;
-    let mut next_rewrite = 0;
+    let mut scope = ModuleScope {
+        m,
+        ctx,
+        removed: plan.removed_ids,
+        global_rewrites: plan.global_rewrites,
+        next_rewrite: 0,
+        shapes: shapes(),
+    };
     for (k, inst) in m.globals().enumerate() {
+        let start = out.own().len();
+        scope.lay_down(k, inst, out);
+        if out.own().len() > start {
+            out.own_since(start);
+        }
+    }
+    for f in &m.functions {
+        match (plan.fate)(f) {
+            Fate::Kept => out.input(f.start..f.end),
+            Fate::Removed => {}
+            Fate::Rewritten(edits) => out.function(edits),
+        }
+    }
+}
+
+/// [`emit`]'s walk over the module-scope instructions.
+struct ModuleScope<'e, 'm> {
+    m: &'e Module<'m>,
+    ctx: &'e Context<'e>,
+    /// Ids whose definitions, names and decorations go.
+    removed: &'e IdBits,
+    /// [`Plan::global_rewrites`], consumed in order from `next_rewrite`.
+    global_rewrites: &'e [(usize, Vec<u32>)],
+    next_rewrite: usize,
+    /// Result positions by opcode ([`shapes`]): one small table look-up
+    /// per instruction.
+    shapes: &'static [Shape],
+}
+
+impl ModuleScope<'_, '_> {
+    /// Lays down module-scope instruction `inst` (the `k`-th): left out
+    /// when it defines, names or decorates a removed id (or decorates a
+    /// predicate site with its `SpecId`), with the removed ids left out of
+    /// a group decoration or an entry point's interface, as a constant
+    /// when it is a predicate site repurposed as one, as its rewrite when
+    /// it has one, else as it is; after the bool type, the new constants.
+    /// The caller lays down the own words it wrote, if any.
+    #[inline(always)]
+    fn lay_down(&mut self, k: usize, inst: Inst, out: &mut Pieces) {
+        let (m, ctx, removed) = (self.m, self.ctx, self.removed);
         let w = m.inst_words(inst);
-        let result = shapes
+        let result = (self.shapes)
             .get(inst.opcode as usize)
             .map_or(0, |s| s.result as usize);
         if result != 0 && w.get(result).is_some_and(|&id| removed.contains(id)) {
-            continue;
+            return;
         }
-        let start = out.own().len();
         match inst.opcode {
             o if is_annotation(o) => {
                 let target = w.get(1).copied().unwrap_or(0);
                 if removed.contains(target)
-                    || (o == op::Decorate && w.get(2) == Some(&spec_id) && sites.contains(target))
+                    || (o == op::Decorate
+                        && w.get(2) == Some(&SPEC_ID)
+                        && ctx.site_value.contains(target))
                 {
-                    continue;
+                    return;
                 }
                 out.input(inst.at..inst.end());
             }
@@ -133,7 +178,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
                 }
             }
             op::EntryPoint => {
-                let n = literal_string_words(words, inst.at + 3, inst.end()).unwrap_or(0);
+                let n = literal_string_words(m.words, inst.at + 3, inst.end()).unwrap_or(0);
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
                     // The head as it is (its first word fixed below), then
                     // the interface ids that stay.
@@ -157,22 +202,10 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
                 };
                 push_inst(out.own(), opcode, [w[1], w[2]]);
             }
-            _ => {
-                // Rewrites of instructions left out above are passed over.
-                while global_rewrites
-                    .get(next_rewrite)
-                    .is_some_and(|(at, _)| *at < k)
-                {
-                    next_rewrite += 1;
-                }
-                match global_rewrites.get(next_rewrite) {
-                    Some((at, new)) if *at == k => {
-                        next_rewrite += 1;
-                        out.own().extend_from_slice(new);
-                    }
-                    _ => out.input(inst.at..inst.end()),
-                }
-            }
+            _ => match self.rewrite_of(k) {
+                Some(new) => out.own().extend_from_slice(new),
+                None => out.input(inst.at..inst.end()),
+            },
         }
         if inst.opcode == op::TypeBool && Some(w[1]) == ctx.globals.bool_type {
             for &(id, b) in &ctx.constants.new_consts {
@@ -184,13 +217,25 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
                 push_inst(out.own(), opcode, [w[1], id]);
             }
         }
-        out.own_since(start);
     }
-    for f in &m.functions {
-        match (plan.fate)(f) {
-            Fate::Kept => out.input(f.start..f.end),
-            Fate::Removed => {}
-            Fate::Rewritten(edits) => out.function(edits),
+
+    /// The new words of the `k`-th module-scope instruction, if it was
+    /// rewritten. Asked in increasing `k`; the rewrites of instructions
+    /// left out before it are passed over.
+    fn rewrite_of(&mut self, k: usize) -> Option<&[u32]> {
+        let rewrites = self.global_rewrites;
+        while rewrites
+            .get(self.next_rewrite)
+            .is_some_and(|(at, _)| *at < k)
+        {
+            self.next_rewrite += 1;
+        }
+        match rewrites.get(self.next_rewrite) {
+            Some((at, new)) if *at == k => {
+                self.next_rewrite += 1;
+                Some(new)
+            }
+            _ => None,
         }
     }
 }

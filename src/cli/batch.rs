@@ -20,7 +20,7 @@ use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target,
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use super::container::{Module, Source, module_file, read_source};
+use super::container::{Container, Module, Source, module_file, read_source};
 use super::io::{Words, display_path, module_bytes, write_output};
 use super::targets::display_order;
 use crate::{Failure, ReportFormat, SpecializeArgs};
@@ -79,7 +79,9 @@ impl Unit<'_> {
     }
 }
 
-/// Runs a batch.
+/// Runs a batch: resolve the targets, read the modules, specialize each
+/// for all of them (nothing written if any fails), write the outputs and
+/// the manifest, report.
 pub(crate) fn run_batch(
     args: &SpecializeArgs,
     tables: &ArchTables,
@@ -98,7 +100,46 @@ pub(crate) fn run_batch(
         Source::Spirv(words, endian) => (None, Some((words, endian))),
         Source::Container(c) => (Some(c), None),
     };
-    let mut units: Vec<Unit<'_>> = Vec::new();
+    let mut units = read_units(args, &file, bare, container.as_ref())?;
+    let outs = specialize_units(&mut units, &jobs, &file)?;
+    std::fs::create_dir_all(out_dir).map_err(|e| Error::Io {
+        path: out_dir.display().to_string(),
+        message: format!("cannot create: {e}"),
+    })?;
+    remove_earlier_outputs(out_dir);
+    let entries = write_outputs(args, out_dir, &jobs, &units, &outs)?;
+    let mut manifest = json!({
+        "input": file,
+        "wave64": args.tables.wave64,
+        "targets": entries,
+    });
+    if let Some(c) = &container {
+        manifest["container"] = json!(c.kind.name());
+    }
+    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
+    write_output(&out_dir.join(MANIFEST), text.as_bytes(), args.fsync)?;
+    match args.report_format() {
+        ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &units, &outs)),
+        ReportFormat::Json => eprintln!(
+            "{}",
+            serde_json::to_string_pretty(&report_json(&file, out_dir, &jobs, &units, &outs))
+                .unwrap_or_default()
+        ),
+        ReportFormat::None => {}
+    }
+    Ok(())
+}
+
+/// The modules to specialize: the bare module (`bare`), or the modules of
+/// `container` that `--module` selects (all by default), each read into
+/// words. `file` names the input in messages.
+fn read_units<'c>(
+    args: &SpecializeArgs,
+    file: &str,
+    bare: Option<(Words, Endian)>,
+    container: Option<&'c Container>,
+) -> Result<Vec<Unit<'c>>, Failure> {
+    let mut units: Vec<Unit<'c>> = Vec::new();
     if let Some((words, endian)) = bare {
         if let Some(k) = args.module.filter(|&k| k != 0) {
             return Err(Failure::usage(format!(
@@ -109,12 +150,12 @@ pub(crate) fn run_batch(
             module: None,
             words,
             endian,
-            label: file.clone(),
+            label: file.to_string(),
         });
     }
-    if let Some(c) = &container {
+    if let Some(c) = container {
         for m in c.select(args.module)? {
-            let label = m.label(&file);
+            let label = m.label(file);
             let (words, endian) = m.words().map_err(|e| Failure::in_file(&label, e))?;
             units.push(Unit {
                 module: Some(m),
@@ -124,6 +165,17 @@ pub(crate) fn run_batch(
             });
         }
     }
+    Ok(units)
+}
+
+/// Every unit specialized for every job, in order; each unit's words are
+/// dropped once it is done. All or nothing: the failures of all units,
+/// listed (identical ones once, with the targets they hit).
+fn specialize_units(
+    units: &mut [Unit<'_>],
+    jobs: &[Job<'_>],
+    file: &str,
+) -> Result<Vec<Vec<Specialized>>, Failure> {
     let tty = std::io::stderr().is_terminal();
     let progress = |done: usize, total: usize| {
         if tty {
@@ -136,7 +188,7 @@ pub(crate) fn run_batch(
     let targets: Vec<Target<'_>> = jobs.iter().map(|j| j.target.clone()).collect();
     let mut outs: Vec<Vec<Specialized>> = Vec::with_capacity(units.len());
     let mut failed: Vec<(String, Vec<String>)> = Vec::new();
-    for unit in &mut units {
+    for unit in units.iter_mut() {
         let prepared = Prepared::new(&unit.words, unit.endian)
             .map_err(|e| Failure::in_file(&unit.label, e))?;
         let results =
@@ -163,16 +215,22 @@ pub(crate) fn run_batch(
             failures_text(&failed, jobs.len() * units.len())
         )));
     }
+    Ok(outs)
+}
 
-    std::fs::create_dir_all(out_dir).map_err(|e| Error::Io {
-        path: out_dir.display().to_string(),
-        message: format!("cannot create: {e}"),
-    })?;
-    remove_earlier_outputs(out_dir);
+/// Writes every output into `out_dir` (each atomically; on a failure the
+/// ones written are removed) and returns their manifest entries.
+fn write_outputs(
+    args: &SpecializeArgs,
+    out_dir: &Path,
+    jobs: &[Job<'_>],
+    units: &[Unit<'_>],
+    outs: &[Vec<Specialized>],
+) -> Result<Vec<Value>, Failure> {
     let mut written: Vec<PathBuf> = Vec::new();
     let mut entries: Vec<Value> = Vec::new();
     let mut digests = Digests::default();
-    for (unit, unit_outs) in units.iter().zip(&outs) {
+    for (unit, unit_outs) in units.iter().zip(outs) {
         for (job, out) in jobs.iter().zip(unit_outs) {
             let name = unit.file(job);
             let path = out_dir.join(&name);
@@ -194,26 +252,7 @@ pub(crate) fn run_batch(
             entries.push(Value::Object(entry));
         }
     }
-    let mut manifest = json!({
-        "input": file,
-        "wave64": args.tables.wave64,
-        "targets": entries,
-    });
-    if let Some(c) = &container {
-        manifest["container"] = json!(c.kind.name());
-    }
-    let text = serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n";
-    write_output(&out_dir.join(MANIFEST), text.as_bytes(), args.fsync)?;
-    match args.report_format() {
-        ReportFormat::Text => eprint!("{}", report_text(&file, out_dir, &jobs, &units, &outs)),
-        ReportFormat::Json => eprintln!(
-            "{}",
-            serde_json::to_string_pretty(&report_json(&file, out_dir, &jobs, &units, &outs))
-                .unwrap_or_default()
-        ),
-        ReportFormat::None => {}
-    }
-    Ok(())
+    Ok(entries)
 }
 
 /// The targets of the batch, resolved, with their file names. Every

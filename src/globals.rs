@@ -13,7 +13,7 @@ use crate::module::{
 use crate::operands::{for_each_id, op, result_pos};
 
 /// `Decoration::SpecId`.
-const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
+pub(crate) const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
 /// `Decoration::LinkageAttributes`.
 const DEC_LINKAGE: u32 = spirv::Decoration::LinkageAttributes as u32;
 /// `LinkageType::Export`.

@@ -9,6 +9,7 @@
 
 use std::ops::Range;
 
+use crate::globals::DEC_SPEC_ID;
 use crate::idbits::IdBits;
 use crate::module::{
     FunctionRange, HEADER_WORDS, Inst, Module, header_word, literal_string_words, push_inst,
@@ -17,9 +18,6 @@ use crate::operands::{Role, Shape, for_each_id, is_annotation, op, result_pos, s
 
 use super::context::Context;
 use super::output::Pieces;
-
-/// `Decoration::SpecId`.
-const SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
 
 /// What to leave out or replace.
 pub(super) struct Plan<'p> {
@@ -156,7 +154,7 @@ impl ModuleScope<'_, '_> {
                 let target = w.get(1).copied().unwrap_or(0);
                 if removed.contains(target)
                     || (o == op::Decorate
-                        && w.get(2) == Some(&SPEC_ID)
+                        && w.get(2) == Some(&DEC_SPEC_ID)
                         && ctx.site_value.contains(target))
                 {
                     return;

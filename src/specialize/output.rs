@@ -286,10 +286,10 @@ impl<'w> Output<'w> {
         }
     }
 
-    /// The module's words in one buffer of exactly their size, leaving
-    /// the output empty: the pieces copied in order into a buffer that
-    /// need not be zeroed first, or, from [`GATHER_IN_PLACE`] own words
-    /// on, [`Output::gather_in_place`].
+    /// The module's words in one buffer of exactly their size: the
+    /// pieces copied in order into a buffer that need not be zeroed first,
+    /// or, from [`GATHER_IN_PLACE`] own words on,
+    /// [`Output::gather_in_place`].
     fn take_words(&mut self) -> Vec<u32> {
         // (Fuzzing gathers both ways and checks that they agree.)
         if cfg!(fuzzing) {
@@ -301,9 +301,7 @@ impl<'w> Output<'w> {
         if self.own.len() >= GATHER_IN_PLACE {
             return self.gather_in_place();
         }
-        let words = self.to_words();
-        (self.own, self.edits, self.pieces) = (Vec::new(), Vec::new(), Vec::new());
-        words
+        self.to_words()
     }
 
     /// The module's words in one buffer of exactly their size, made

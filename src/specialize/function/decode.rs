@@ -149,7 +149,7 @@ pub(super) struct Buffers {
 }
 
 /// Takes `v` out of `slot`, emptied.
-fn cleared<T>(slot: &mut Vec<T>) -> Vec<T> {
+pub(super) fn cleared<T>(slot: &mut Vec<T>) -> Vec<T> {
     let mut v = std::mem::take(slot);
     v.clear();
     v

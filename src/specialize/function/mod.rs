@@ -53,7 +53,7 @@ use decode::{NO_BLOCK, result_of};
 use super::context::{Context, Replacement};
 use super::lattice::{Val, is_logic};
 pub(in crate::specialize) use decode::Func;
-use decode::{short, structure};
+use decode::{cleared, short, structure};
 use order::dominance_order;
 use sccp::{NONE, Sccp};
 
@@ -276,15 +276,17 @@ fn rewrite_blocks(
     let noted_words: usize = f.noted.iter().map(|n| n.inst.end() - n.inst.at).sum();
     let mut out = Rewritten {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
-        removed_ids: reserved(&mut scratch.emitted.removed_ids, substituted + dead_ids),
-        callees: reserved(&mut scratch.emitted.callees, f.calls.len()),
-        spans: reserved(
-            &mut scratch.emitted.spans,
-            2 * f.noted.len() + 3 * f.blocks.len() + 2,
-        ),
-        own: reserved(&mut scratch.emitted.own, noted_words + f.blocks.len()),
+        removed_ids: cleared(&mut scratch.emitted.removed_ids),
+        callees: cleared(&mut scratch.emitted.callees),
+        spans: cleared(&mut scratch.emitted.spans),
+        own: cleared(&mut scratch.emitted.own),
         ..Rewritten::default()
     };
+    out.removed_ids.reserve(substituted + dead_ids);
+    out.callees.reserve(f.calls.len());
+    out.spans
+        .reserve(2 * f.noted.len() + 3 * f.blocks.len() + 2);
+    out.own.reserve(noted_words + f.blocks.len());
     let e = Emitter {
         f,
         ctx,
@@ -313,14 +315,6 @@ fn rewrite_blocks(
     out.spans = exact_copy(&mut out.spans, &mut e.spans);
     out.own = exact_copy(&mut out.own, &mut e.own);
     Ok(out)
-}
-
-/// `slot`'s vector, taken out, emptied, with room for `n` entries.
-fn reserved<T>(slot: &mut Vec<T>, n: usize) -> Vec<T> {
-    let mut v = std::mem::take(slot);
-    v.clear();
-    v.reserve(n);
-    v
 }
 
 /// A copy of `list` of exactly its length; `list`'s storage goes back to

@@ -167,8 +167,7 @@ impl<'m> Func<'m> {
         use_pairs: &mut Vec<(u32, u32)>,
     ) -> bool {
         let bound = st.bound;
-        let words = self.words;
-        let iw = &words[at..at + len];
+        let iw = &self.words[at..at + len];
         let mut watched = false;
         let in_range = iw[1..].iter().all(|&x| {
             watched = watched || self.tracked.contains_key(&x) || ctx.may_replace(x);

@@ -256,6 +256,7 @@ impl<'w> Output<'w> {
     /// The module's words in one buffer of exactly their size.
     pub fn to_words(&self) -> Vec<u32> {
         let mut words = Vec::with_capacity(self.len_words());
+        crate::huge_pages::advise(&mut words);
         for chunk in self.chunks() {
             words.extend_from_slice(chunk);
         }
@@ -323,6 +324,7 @@ impl<'w> Output<'w> {
     fn gather_in_place(&mut self) -> Vec<u32> {
         let len = self.len_words();
         let mut words = vec![0u32; len];
+        crate::huge_pages::advise(&mut words);
         let mut head = 0;
         for p in self.flat_pieces().filter(|p| p.kind() == Kind::Own) {
             words[head..head + p.len()].copy_from_slice(&self.own[p.range()]);

@@ -57,7 +57,7 @@ impl<'a> Input<'a> {
 
     /// The input itself (built without the `containers` feature).
     #[cfg(not(feature = "containers"))]
-    pub fn read(data: &'a [u8]) -> Result<Input<'a>> {
+    pub(crate) fn read(data: &'a [u8]) -> Result<Input<'a>> {
         Ok(Input {
             bytes: Cow::Borrowed(data),
             location: None,

@@ -5,8 +5,9 @@
 //! at 100 MB those faults (about 20,000) take as long as the pass itself.
 //! Linux's transparent huge pages are often enabled only for memory that
 //! asks for them (`/sys/kernel/mm/transparent_hugepage/enabled` set to
-//! `madvise`, as on Debian); [`advise`] asks, for the buffer's whole 2 MiB
-//! pages, before anything is written to them. The advice changes no
+//! `madvise`, as on the machines measured in the README); [`advise`] asks,
+//! for the buffer's whole 2 MiB pages, before anything is written to them.
+//! Used for the buffers a module is gathered or serialized into. The advice changes no
 //! contents and no resident size beyond rounding the last touched page up
 //! to 2 MiB; where the kernel has no huge page to give, it falls back to
 //! small ones. Elsewhere, and for buffers under [`FROM_BYTES`], it does
@@ -15,9 +16,10 @@
 /// The smallest buffer worth the system call: two huge pages.
 const FROM_BYTES: usize = 4 << 20;
 
-/// Asks the kernel to back the not yet touched spare capacity of `buf`
-/// (its whole 2 MiB pages) with huge pages. Call it on a fresh buffer,
-/// before writing.
+/// Asks the kernel to back `buf`'s allocation (its whole 2 MiB pages)
+/// with huge pages. Call it on a fresh buffer before writing to it: made
+/// with `Vec::with_capacity`, or with `vec![0; n]` (zeroed pages of a
+/// fresh mapping, not yet touched). Pages already touched stay small.
 pub(crate) fn advise<T>(buf: &mut Vec<T>) {
     let bytes = buf.capacity() * std::mem::size_of::<T>();
     if bytes < FROM_BYTES {

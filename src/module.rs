@@ -111,6 +111,7 @@ pub fn write_words(
 /// Serializes host words in the given byte order.
 pub fn bytes_from_words(words: &[u32], endian: Endian) -> Vec<u8> {
     let mut out = vec![0u8; words.len() * 4];
+    crate::huge_pages::advise(&mut out);
     for (c, &w) in out.chunks_exact_mut(4).zip(words) {
         c.copy_from_slice(&match endian {
             Endian::Little => w.to_le_bytes(),

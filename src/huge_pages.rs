@@ -66,6 +66,7 @@ pub(crate) fn advise<T>(buf: &mut Vec<T>) {
 /// pages of `huge` bytes (a power of two), when the buffer is of
 /// [`FROM_BYTES`] or more and `free` (bytes free in huge blocks) is at
 /// least twice its size; else none.
+#[cfg(any(target_os = "linux", test))]
 fn advised_range(
     at: usize,
     bytes: usize,
@@ -96,6 +97,7 @@ fn huge_page_bytes() -> Option<usize> {
 /// `/proc/buddyinfo` (per zone, the number of free blocks of 1, 2, 4, …
 /// pages of `page` bytes). 0 when `page` is not a power of two below
 /// `huge`.
+#[cfg(any(target_os = "linux", test))]
 fn free_huge_bytes(buddyinfo: &str, page: usize, huge: usize) -> usize {
     if !page.is_power_of_two() || page >= huge {
         return 0;

@@ -39,12 +39,7 @@ pub(crate) fn advise<T>(buf: &mut Vec<T>) {
         let Some(huge) = huge_page_bytes() else {
             return;
         };
-        let Ok(buddyinfo) = std::fs::read_to_string("/proc/buddyinfo") else {
-            return;
-        };
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
-        let free = free_huge_bytes(&buddyinfo, page, huge);
+        let free = free_huge_bytes_now(huge);
         if let Some(range) = advised_range(buf.as_mut_ptr() as usize, bytes, huge, free) {
             // SAFETY: the range lies within `buf`'s allocation, which `buf`
             // owns and keeps alive through the call; MADV_HUGEPAGE only
@@ -91,6 +86,18 @@ fn huge_page_bytes() -> Option<usize> {
         .parse::<usize>()
         .ok()
         .filter(|n| n.is_power_of_two())
+}
+
+/// The memory free right now in blocks of `huge` bytes or more (0 when
+/// `/proc/buddyinfo` cannot be read).
+#[cfg(target_os = "linux")]
+fn free_huge_bytes_now(huge: usize) -> usize {
+    let Ok(buddyinfo) = std::fs::read_to_string("/proc/buddyinfo") else {
+        return 0;
+    };
+    // SAFETY: sysconf has no preconditions.
+    let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(0);
+    free_huge_bytes(&buddyinfo, page, huge)
 }
 
 /// The free memory in blocks of `huge` bytes or more, from the text of
@@ -146,9 +153,7 @@ mod tests {
     #[test]
     fn a_big_buffer_becomes_eligible_for_huge_pages_and_keeps_its_contents() {
         let huge = super::huge_page_bytes();
-        let free = std::fs::read_to_string("/proc/buddyinfo")
-            .map(|text| super::free_huge_bytes(&text, 4096, huge.unwrap_or(2 << 20)))
-            .unwrap_or(0);
+        let free = huge.map_or(0, super::free_huge_bytes_now);
         let mut buf: Vec<u32> = Vec::with_capacity(8 << 20);
         let middle = buf.as_ptr() as usize + (16 << 20);
         super::advise(&mut buf);

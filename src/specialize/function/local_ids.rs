@@ -71,7 +71,7 @@ impl LocalMap {
 
     /// Sets `id`'s value to `value` if it has none and returns true;
     /// false, changing nothing, when it has one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn insert_new(&mut self, id: u32, value: usize) -> bool {
         match self.window.slot(id) {
             Some(k) if self.slots[k] == usize::MAX => {
@@ -79,14 +79,36 @@ impl LocalMap {
                 true
             }
             Some(_) => false,
-            None => match self.outside.entry(id) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(value);
-                    true
-                }
-                std::collections::hash_map::Entry::Occupied(_) => false,
-            },
+            None => self.insert_new_outside(id, value),
         }
+    }
+
+    /// [`LocalMap::insert_new`] of an id outside the window.
+    #[inline(never)]
+    fn insert_new_outside(&mut self, id: u32, value: usize) -> bool {
+        match self.outside.entry(id) {
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(value);
+                true
+            }
+            std::collections::hash_map::Entry::Occupied(_) => false,
+        }
+    }
+
+    /// Sets `id`'s value to `new` if it is `expected`; true when it was.
+    pub(super) fn replace_if(&mut self, id: u32, expected: usize, new: usize) -> bool {
+        let slot = match self.window.slot(id) {
+            Some(k) => &mut self.slots[k],
+            None => match self.outside.get_mut(&id) {
+                Some(v) => v,
+                None => return false,
+            },
+        };
+        let hit = *slot == expected;
+        if hit {
+            *slot = new;
+        }
+        hit
     }
 
     /// The slot of `id` when it is in the window and has no value.

@@ -42,6 +42,7 @@
 mod decode;
 mod local_ids;
 mod order;
+mod quick;
 mod sccp;
 
 use crate::fastmap::Map as HashMap;
@@ -154,6 +155,7 @@ impl Rewritten {
 /// Holds nothing between calls that affects a result.
 #[derive(Default)]
 pub(super) struct Scratch {
+    quick: quick::Buffers,
     func: decode::Buffers,
     sccp: sccp::Buffers,
     order: order::Buffers,
@@ -198,10 +200,66 @@ pub(super) fn rewrite(
     fname: &str,
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
+    if let Some(out) = quick::rewrite(
+        m.words,
+        ctx,
+        start,
+        end,
+        &mut scratch.quick,
+        &mut scratch.emitted,
+    ) {
+        #[cfg(any(debug_assertions, fuzzing))]
+        check_quick(&out, &full_rewrite(m, ctx, start, end, fname, scratch));
+        return Ok(out);
+    }
+    full_rewrite(m, ctx, start, end, fname, scratch)
+}
+
+/// [`rewrite`] without the quick way: decode, then the rewrite's steps.
+fn full_rewrite(
+    m: &Module<'_>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    fname: &str,
+    scratch: &mut Scratch,
+) -> Result<Rewritten> {
     let f = Func::decode(m, ctx, start, end, fname, &mut scratch.func)?;
     let out = rewrite_decoded(&f, ctx, fname, scratch);
     f.recycle(&mut scratch.func);
     out
+}
+
+/// Checks that the quick rewrite gave what the full one gives (`full`):
+/// every build with debug assertions (the tests) and every fuzz build
+/// runs both on each function the quick way takes.
+#[cfg(any(debug_assertions, fuzzing))]
+fn check_quick(quick: &Rewritten, full: &Result<Rewritten>) {
+    let full = full
+        .as_ref()
+        .expect("the full rewrite fails where the quick one took the function");
+    let fields = |r: &Rewritten| {
+        (
+            r.spans.clone(),
+            r.own.clone(),
+            r.callees.clone(),
+            r.removed_ids.clone(),
+            r.constant_uses.clone(),
+            [
+                r.branches_folded,
+                r.selects_folded,
+                r.phis_folded,
+                r.blocks_removed,
+                r.bad_uses.len(),
+                r.chain_defs.len(),
+            ],
+        )
+    };
+    assert_eq!(
+        fields(quick),
+        fields(full),
+        "the quick and the full rewrite disagree"
+    );
 }
 
 /// Decodes the function in `m.words[start..end]` for [`rewrite_decoded`],

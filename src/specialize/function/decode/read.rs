@@ -34,20 +34,20 @@ pub(super) struct ReadState {
 
 /// What [`Func::read`] needs of an opcode, in one look-up.
 #[derive(Clone, Copy, Default)]
-pub(super) struct OpInfo {
+pub(in crate::specialize::function) struct OpInfo {
     /// Word index of the result id (0: none).
-    pub(super) result: u8,
+    pub(in crate::specialize::function) result: u8,
     /// The fewest words of a flat layout ([`Shape::flat_min`](crate::operands::Shape::flat_min)).
-    pub(super) flat_min: u8,
+    pub(in crate::specialize::function) flat_min: u8,
     /// True when an instruction of the opcode with a flat layout whose
     /// words are all in-range ids none of them watched needs nothing but
     /// its result recorded (and its callee, for a call): an opcode with a
     /// flat layout, and nothing the rewrite looks at (labels, terminators,
     /// merges, tracked, the function's ends).
-    pub(super) plain: bool,
+    pub(in crate::specialize::function) plain: bool,
     /// True when the words must be looked at to know that the layout is
     /// flat ([`Shape::exact`](crate::operands::Shape::exact)).
-    pub(super) exact: bool,
+    pub(in crate::specialize::function) exact: bool,
     /// True when the lattice tracks the opcode's result ([`is_tracked`]).
     pub(super) tracked: bool,
 }
@@ -56,7 +56,7 @@ pub(super) struct OpInfo {
 /// opcode; extension opcodes past them take the long way. Kept short:
 /// every process builds it once, and a CLI run on a small module should
 /// not pay for thousands of entries it never reads.
-pub(super) fn op_infos() -> &'static [OpInfo] {
+pub(in crate::specialize::function) fn op_infos() -> &'static [OpInfo] {
     static TABLE: std::sync::OnceLock<Vec<OpInfo>> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
         shapes()

@@ -1,0 +1,693 @@
+//! The quick rewrite: the common predicated function, rewritten without
+//! the full decode.
+//!
+//! Most predicated functions are plain code around branches on predicates
+//! (`if (__builtin_amdgcn_processor_is(…))`, `LLVM`'s dispatch chains):
+//! no merge instructions (kernels have no structured control flow), no
+//! switch or select, phis only where both arms of a loop or a branch that
+//! stays meet. For those, the rewrite folds each branch on a predicate
+//! (or on boolean logic over predicates), drops the blocks no longer
+//! reached and the logic instructions that became constants, and copies
+//! everything else as it is. That needs a block table, the few logic
+//! instructions and phis, and one look at each operand word; not the
+//! noted-instruction model, use lists and lattice of the full rewrite
+//! ([`super::rewrite_blocks`]), which costs several times more.
+//!
+//! The quick rewrite gives exactly what the full rewrite gives, or
+//! declines ([`rewrite`] returns `None`) and the caller takes the full
+//! one. It declines whatever it does not prove leaves the full rewrite's
+//! plan trivial: merge instructions, switches, selects, an operand word
+//! the full rewrite would replace or check (a predicate, a logic result
+//! outside a branch condition, a word that is not an id in range), a phi
+//! that would lose an edge or fold, a logic result that folds to another
+//! id, an order that would change, and every structure error (the full
+//! rewrite reports those). Builds with debug assertions (the tests) and
+//! fuzz builds run the full rewrite too and check that both agree.
+
+use crate::module::header_word;
+use crate::operands::{flat_ids, op};
+
+use super::super::context::Context;
+use super::super::lattice::{Val, is_logic, meet_logic};
+use super::decode::{op_infos, result_of};
+use super::local_ids::{LocalMap, Window};
+use super::{Emitted, Rewritten, cleared, exact_copy};
+
+/// "None": no block chosen, no target.
+const NONE: u32 = u32::MAX;
+
+/// What a local id is, in [`Buffers::ids`]' values: the kind in the low two
+/// bits, an index above them.
+const PLAIN: usize = 0;
+const LABEL: usize = 1;
+const LOGIC: usize = 2;
+const PHI: usize = 3;
+/// The index of a logic or phi result seen in the header walk but not yet
+/// defined in the read.
+const PENDING: usize = usize::MAX >> 2;
+
+/// How a block ends.
+#[derive(Clone, Copy)]
+enum Exit {
+    /// `OpBranch` to the block of label `t`.
+    Branch,
+    /// `OpBranchConditional` on `cond` to `t` or `e`.
+    Conditional,
+    /// `OpReturn`, `OpReturnValue` or `OpUnreachable`.
+    Leave,
+}
+
+/// A block of the function.
+#[derive(Clone, Copy)]
+struct Block {
+    label: u32,
+    /// Word index of its `OpLabel`.
+    label_at: usize,
+    /// Word index of its terminator, and just past it (its end).
+    term_at: usize,
+    end: usize,
+    exit: Exit,
+    /// The branch condition (conditional exits).
+    cond: u32,
+    /// Targets: labels after the read, blocks once resolved.
+    t: u32,
+    e: u32,
+    /// The one target a folded branch keeps ([`NONE`]: not folded).
+    decided: u32,
+}
+
+/// A logic instruction (`OpLogical*`).
+#[derive(Clone, Copy)]
+struct Logic {
+    at: usize,
+    block: u32,
+    value: Val,
+}
+
+/// The quick rewrite's working storage, kept from function to function.
+#[derive(Default)]
+pub(super) struct Buffers {
+    /// Each local result id: its kind and index ([`PLAIN`], …).
+    ids: LocalMap,
+    blocks: Vec<Block>,
+    logic: Vec<Logic>,
+    /// `(block, word index)` of each phi.
+    phis: Vec<(u32, usize)>,
+    /// `(block, callee)` of each call, in order.
+    calls: Vec<(u32, u32)>,
+    /// The results of logic instructions and phis, from the header walk.
+    tracked: Vec<(u32, usize)>,
+    live: Vec<bool>,
+    work: Vec<u32>,
+    /// [`keeps_input_order`]'s marks.
+    reached: Vec<bool>,
+    entered: Vec<bool>,
+}
+
+/// The rewrite of the function in `m_words[start..end]` for `ctx`, or
+/// `None` when the full rewrite must do it (see the module doc).
+pub(super) fn rewrite(
+    words: &[u32],
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    bufs: &mut Buffers,
+    emitted: &mut Emitted,
+) -> Option<Rewritten> {
+    let bound = ctx.m.bound();
+    let first = start + (words[start] >> 16).max(1) as usize;
+    let end_at = end - 1;
+    if words[end_at] != header_word(1, op::FunctionEnd) {
+        return None;
+    }
+    let window = header_walk(words, first, end_at, &mut bufs.tracked)?;
+    bufs.ids.reset(window);
+    for &(id, kind) in &bufs.tracked {
+        if !bufs.ids.insert_new(id, PENDING << 2 | kind) {
+            return None;
+        }
+    }
+    read(words, ctx, first, end_at, bound, bufs)?;
+    own_header_stays(&words[start..first], ctx, bound, &bufs.ids)?;
+    resolve(bufs)?;
+    evaluate(words, ctx, bufs)?;
+    reach(ctx, bufs)?;
+    check_live(words, ctx, bufs)?;
+    if !keeps_input_order(bufs) {
+        return None;
+    }
+    Some(emit(words, start, end, end_at, bufs, emitted))
+}
+
+/// What the header walk needs of an opcode: the word of its result (0:
+/// none) and its [`Kind`].
+#[derive(Clone, Copy)]
+struct Shape {
+    result: u8,
+    kind: Kind,
+}
+
+/// How the header walk treats an opcode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Other,
+    Phi,
+    Logic,
+    /// The quick rewrite does not take a function holding one.
+    Refused,
+}
+
+/// [`Shape`] of the opcodes [`op_infos`] describes, indexed by opcode
+/// (built once a process); the others are refused.
+fn shapes() -> &'static [Shape] {
+    static TABLE: std::sync::OnceLock<Vec<Shape>> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        op_infos()
+            .iter()
+            .enumerate()
+            .map(|(opcode, info)| {
+                let kind = match opcode as u16 {
+                    op::Phi => Kind::Phi,
+                    o if is_logic(o) => Kind::Logic,
+                    op::Switch
+                    | op::SelectionMerge
+                    | op::LoopMerge
+                    | op::Select
+                    | op::Kill
+                    | op::TerminateInvocation
+                    | op::IgnoreIntersectionKHR
+                    | op::TerminateRayKHR
+                    | op::EmitMeshTasksEXT => Kind::Refused,
+                    _ => Kind::Other,
+                };
+                Shape {
+                    result: info.result,
+                    kind,
+                }
+            })
+            .collect()
+    })
+}
+
+/// Walks the headers from word `at` to `end`: the results of logic
+/// instructions and phis into `tracked`, with their kind, and the window
+/// of all result ids ([`Window`]). `None` at an instruction the quick
+/// rewrite does not take.
+#[inline(never)]
+fn header_walk(
+    words: &[u32],
+    mut at: usize,
+    end: usize,
+    tracked: &mut Vec<(u32, usize)>,
+) -> Option<Window> {
+    let shapes = shapes();
+    tracked.clear();
+    let (mut lo, mut hi) = (u32::MAX, 0u32);
+    let mut count = 1;
+    while at < end {
+        let head = words[at];
+        let len = (head >> 16) as usize;
+        let shape = *shapes.get(head as u16 as usize)?;
+        count += 1;
+        let p = shape.result as usize;
+        if p > 0 && p < len {
+            let id = words[at + p];
+            lo = lo.min(id);
+            hi = hi.max(id);
+            match shape.kind {
+                Kind::Phi => tracked.push((id, PHI)),
+                Kind::Logic => tracked.push((id, LOGIC)),
+                _ => {}
+            }
+        }
+        if shape.kind == Kind::Refused {
+            return None;
+        }
+        at += len.max(1);
+    }
+    Some(Window::new(lo, hi, count))
+}
+
+/// True when `x` is no id in range, or one the full rewrite would look at
+/// in an ordinary instruction or a branch target: a module-scope id it
+/// may replace, a logic result.
+#[inline(always)]
+fn foreign(ctx: &Context<'_>, ids: &LocalMap, bound: u32, x: u32) -> bool {
+    x == 0 || x >= bound || ctx.may_replace(x) || ids.get(&x).is_some_and(|&v| v & 3 == LOGIC)
+}
+
+/// Reads the instructions in `words[at..end_at]` (`end_at`: the
+/// `OpFunctionEnd`): the blocks, logic instructions, phis and calls;
+/// checks each operand word is an id in range that the full rewrite
+/// would leave alone. `None` at anything else.
+#[inline(never)]
+fn read(
+    words: &[u32],
+    ctx: &Context<'_>,
+    mut at: usize,
+    end_at: usize,
+    bound: u32,
+    bufs: &mut Buffers,
+) -> Option<()> {
+    let infos = op_infos();
+    let Buffers {
+        ids,
+        blocks,
+        logic,
+        phis,
+        calls,
+        ..
+    } = bufs;
+    blocks.clear();
+    logic.clear();
+    phis.clear();
+    calls.clear();
+    let in_range = |x: u32| x != 0 && x < bound;
+    // The block being read, and whether it has ended (before the first
+    // label: only ordinary instructions, the parameters, may come).
+    let mut block = NONE;
+    let mut ended = true;
+    while at < end_at {
+        let head = words[at];
+        let (len, opcode) = ((head >> 16) as usize, head as u16);
+        let iw = &words[at..at + len];
+        if ended && opcode != op::Label && block != NONE {
+            // Nothing but a label follows a terminator.
+            return None;
+        }
+        match opcode {
+            op::Label => {
+                let label = *iw.get(1)?;
+                if len != 2
+                    || !ended
+                    || foreign(ctx, ids, bound, label)
+                    || !ids.insert_new(label, (blocks.len() << 2) | LABEL)
+                {
+                    return None;
+                }
+                block = blocks.len() as u32;
+                blocks.push(Block {
+                    label,
+                    label_at: at,
+                    term_at: 0,
+                    end: 0,
+                    exit: Exit::Leave,
+                    cond: 0,
+                    t: NONE,
+                    e: NONE,
+                    decided: NONE,
+                });
+                ended = false;
+            }
+            op::Branch | op::BranchConditional | op::Return | op::ReturnValue | op::Unreachable => {
+                let exit = match (opcode, len) {
+                    (op::Branch, 2) if !foreign(ctx, ids, bound, iw[1]) => {
+                        (Exit::Branch, 0, iw[1], NONE)
+                    }
+                    (op::BranchConditional, 4)
+                        if in_range(iw[1])
+                            && iw[2] != iw[3]
+                            && !foreign(ctx, ids, bound, iw[2])
+                            && !foreign(ctx, ids, bound, iw[3]) =>
+                    {
+                        (Exit::Conditional, iw[1], iw[2], iw[3])
+                    }
+                    (op::Return | op::Unreachable, 1) => (Exit::Leave, 0, NONE, NONE),
+                    (op::ReturnValue, 2) if !foreign(ctx, ids, bound, iw[1]) => {
+                        (Exit::Leave, 0, NONE, NONE)
+                    }
+                    _ => return None,
+                };
+                let b = blocks.last_mut()?;
+                (b.exit, b.cond, b.t, b.e, b.term_at, b.end) =
+                    (exit.0, exit.1, exit.2, exit.3, at, at + len);
+                ended = true;
+            }
+            op::Phi => {
+                // Its words ids in range, none a predicate.
+                let flat = len >= 3 && (len - 3).is_multiple_of(2);
+                if block == NONE
+                    || !flat
+                    || !iw[1..].iter().all(|&x| in_range(x) && !ctx.may_replace(x))
+                    || !ids.replace_if(iw[2], PENDING << 2 | PHI, PHI)
+                {
+                    return None;
+                }
+                phis.push((block, at));
+            }
+            o if is_logic(o) => {
+                // It may read predicates, never define one.
+                let flat = infos.get(opcode as usize)?.flat_min as usize == len;
+                if block == NONE
+                    || !flat
+                    || !iw[1..].iter().all(|&x| in_range(x))
+                    || ctx.may_replace(iw[1])
+                    || ctx.may_replace(iw[2])
+                    || !ids.replace_if(iw[2], PENDING << 2 | LOGIC, logic.len() << 2 | LOGIC)
+                {
+                    return None;
+                }
+                logic.push(Logic {
+                    at,
+                    block,
+                    value: Val::Top,
+                });
+            }
+            _ => {
+                let info = infos.get(opcode as usize)?;
+                let plain = info.plain
+                    && len >= info.flat_min as usize
+                    && !iw[1..].iter().any(|&x| foreign(ctx, ids, bound, x))
+                    && (!info.exact || flat_ids(iw).is_some());
+                if !plain
+                    || (info.result > 0 && !ids.insert_new(*iw.get(info.result as usize)?, PLAIN))
+                {
+                    return None;
+                }
+                if opcode == op::FunctionCall && block != NONE {
+                    calls.push((block, iw[3]));
+                }
+            }
+        }
+        at += len;
+    }
+    (ended && block != NONE).then_some(())
+}
+
+/// Checks the `OpFunction` (`header`) reads ids in range that the rewrite
+/// leaves alone, and that no instruction of the body defines its id again.
+#[inline(never)]
+fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMap) -> Option<()> {
+    let [_, ty, id, _, fn_ty, ..] = *header else {
+        return None;
+    };
+    let stays = |x: u32| {
+        x != 0 && x < bound && !ctx.may_replace(x) && ids.get(&x).is_none_or(|&v| v & 3 < LOGIC)
+    };
+    (stays(ty) && stays(id) && stays(fn_ty) && ids.get(&id).is_none()).then_some(())
+}
+
+/// Resolves branch targets to blocks of the function.
+#[inline(never)]
+fn resolve(bufs: &mut Buffers) -> Option<()> {
+    let ids = &bufs.ids;
+    let block_of = |label: u32| match ids.get(&label) {
+        Some(&v) if v & 3 == LABEL => Some((v >> 2) as u32),
+        _ => None,
+    };
+    for b in bufs.blocks.iter_mut() {
+        if b.t != NONE {
+            b.t = block_of(b.t)?;
+        }
+        if b.e != NONE {
+            b.e = block_of(b.e)?;
+        }
+    }
+    Some(())
+}
+
+/// The value of every logic instruction, as the full rewrite's lattice
+/// finds it where its operands' blocks run: a constant, or varying. `None`
+/// for a logic result that folds to another id, reads a later logic
+/// result or a phi, or reads a predicate and stays varying.
+#[inline(never)]
+fn evaluate(words: &[u32], ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
+    let Buffers { ids, logic, .. } = bufs;
+    for j in 0..logic.len() {
+        let w = &words[logic[j].at..];
+        let opcode = w[0] as u16;
+        let mut watched = false;
+        let mut operand = |x: u32| -> Option<Val> {
+            match ids.get(&x).map(|&v| (v & 3, v >> 2)) {
+                Some((LOGIC, i)) if i < j => {
+                    let v = logic[i].value;
+                    watched |= v != Val::Varying;
+                    Some(v)
+                }
+                Some((LOGIC | PHI, _)) => None,
+                Some(_) => Some(Val::Same(x)),
+                None => match ctx.global_val(x) {
+                    Some(v @ Val::Const(_)) => {
+                        watched |= ctx.may_replace(x);
+                        Some(v)
+                    }
+                    Some(_) => None,
+                    None if ctx.may_replace(x) => None,
+                    None => Some(Val::Same(x)),
+                },
+            }
+        };
+        let a = operand(w[3])?;
+        let value = if opcode == op::LogicalNot {
+            match a {
+                Val::Const(x) => Val::Const(!x),
+                _ => Val::Varying,
+            }
+        } else {
+            meet_logic(opcode, a, operand(w[4])?)
+        };
+        match value {
+            Val::Const(_) => {}
+            // Kept as it is only when it reads nothing the rewrite changes.
+            Val::Varying if !watched => {}
+            _ => return None,
+        }
+        logic[j].value = value;
+    }
+    Some(())
+}
+
+/// The value of the condition `cond` of a branch: a constant folds it.
+/// `None` when the full rewrite would see anything but a constant or a
+/// value it cannot know.
+#[inline(never)]
+fn condition(ctx: &Context<'_>, bufs: &Buffers, cond: u32) -> Option<Val> {
+    match bufs.ids.get(&cond).map(|&v| (v & 3, v >> 2)) {
+        Some((LOGIC, i)) => Some(bufs.logic[i].value),
+        Some((PHI, _)) => None,
+        Some(_) => Some(Val::Varying),
+        None => match ctx.global_val(cond) {
+            Some(v @ Val::Const(_)) => Some(v),
+            Some(_) => None,
+            None if ctx.may_replace(cond) => None,
+            None => Some(Val::Varying),
+        },
+    }
+}
+
+/// Marks the blocks the entry reaches, folding each conditional branch on
+/// a constant: the executable blocks of the full rewrite's propagation.
+#[inline(never)]
+fn reach(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
+    let n = bufs.blocks.len();
+    bufs.live.clear();
+    bufs.live.resize(n, false);
+    bufs.work.clear();
+    bufs.live[0] = true;
+    bufs.work.push(0);
+    while let Some(b) = bufs.work.pop() {
+        let blk = bufs.blocks[b as usize];
+        let targets = match blk.exit {
+            Exit::Leave => [NONE, NONE],
+            Exit::Branch => [blk.t, NONE],
+            Exit::Conditional => match condition(ctx, bufs, blk.cond)? {
+                Val::Const(c) => {
+                    let keep = if c { blk.t } else { blk.e };
+                    bufs.blocks[b as usize].decided = keep;
+                    [keep, NONE]
+                }
+                _ => [blk.t, blk.e],
+            },
+        };
+        for t in targets.into_iter().filter(|&t| t != NONE) {
+            if !bufs.live[t as usize] {
+                bufs.live[t as usize] = true;
+                bufs.work.push(t);
+            }
+        }
+    }
+    Some(())
+}
+
+/// True when the edge `from → to` stays (as the full rewrite keeps edges).
+fn kept_edge(bufs: &Buffers, from: usize, to: u32) -> bool {
+    let b = &bufs.blocks[from];
+    bufs.live[from]
+        && match (b.decided, b.exit) {
+            (NONE, Exit::Conditional) => b.t == to || b.e == to,
+            (NONE, Exit::Branch) => b.t == to,
+            (NONE, Exit::Leave) => false,
+            (d, _) => d == to,
+        }
+}
+
+/// Checks what only liveness tells: in a live block, a logic instruction
+/// reads logic results of live blocks only, a branch condition is such a
+/// result, and every phi keeps all its edges and stays varying (at least
+/// two different values, none a constant or a value the rewrite changes).
+#[inline(never)]
+fn check_live(words: &[u32], ctx: &Context<'_>, bufs: &Buffers) -> Option<()> {
+    let logic_block = |x: u32| match bufs.ids.get(&x) {
+        Some(&v) if v & 3 == LOGIC => Some(bufs.logic[v >> 2].block),
+        _ => None,
+    };
+    for l in &bufs.logic {
+        if !bufs.live[l.block as usize] {
+            continue;
+        }
+        let w = &words[l.at..l.at + (words[l.at] >> 16) as usize];
+        if w[3..]
+            .iter()
+            .any(|&x| logic_block(x).is_some_and(|b| !bufs.live[b as usize]))
+        {
+            return None;
+        }
+    }
+    for (b, blk) in bufs.blocks.iter().enumerate() {
+        if bufs.live[b]
+            && matches!(blk.exit, Exit::Conditional)
+            && logic_block(blk.cond).is_some_and(|d| !bufs.live[d as usize])
+        {
+            return None;
+        }
+    }
+    for &(b, at) in &bufs.phis {
+        if !bufs.live[b as usize] {
+            continue;
+        }
+        let w = &words[at..at + (words[at] >> 16) as usize];
+        let mut distinct = false;
+        for pair in w[3..].chunks(2) {
+            let (v, parent) = (pair[0], pair[1]);
+            let from = match bufs.ids.get(&parent) {
+                Some(&p) if p & 3 == LABEL => p >> 2,
+                _ => return None,
+            };
+            let tracked = bufs.ids.get(&v).is_some_and(|&x| x & 3 >= LOGIC);
+            if tracked
+                || ctx.may_replace(v)
+                || ctx.global_val(v).is_some()
+                || !kept_edge(bufs, from, b)
+            {
+                return None;
+            }
+            distinct |= v != w[3];
+        }
+        if !distinct {
+            return None;
+        }
+    }
+    Some(())
+}
+
+/// True when every live block follows its dominator in the input order
+/// (the full rewrite then keeps that order): reached from the entry by
+/// kept edges that only go forward, or not entered at all.
+#[inline(never)]
+fn keeps_input_order(bufs: &mut Buffers) -> bool {
+    let n = bufs.blocks.len();
+    let Buffers {
+        blocks,
+        live,
+        reached,
+        entered,
+        ..
+    } = bufs;
+    reached.clear();
+    reached.resize(n, false);
+    entered.clear();
+    entered.resize(n, false);
+    reached[0] = true;
+    for (b, blk) in blocks.iter().enumerate() {
+        if !live[b] {
+            continue;
+        }
+        let targets = match (blk.decided, blk.exit) {
+            (NONE, Exit::Conditional) => [blk.t, blk.e],
+            (NONE, Exit::Branch) => [blk.t, NONE],
+            (NONE, Exit::Leave) => [NONE, NONE],
+            (d, _) => [d, NONE],
+        };
+        for t in targets.into_iter().filter(|&t| t != NONE) {
+            let t = t as usize;
+            entered[t] = true;
+            if reached[b] && t > b {
+                reached[t] = true;
+            }
+        }
+    }
+    (1..n).all(|b| !live[b] || reached[b] || !entered[b])
+}
+
+/// Writes the rewrite: the live blocks as they are, but for each folded
+/// branch (an `OpBranch` of the rewrite's own) and each logic instruction
+/// that became a constant (gone); then the ids of what went.
+#[inline(never)]
+fn emit(
+    words: &[u32],
+    start: usize,
+    end: usize,
+    end_at: usize,
+    bufs: &Buffers,
+    emitted: &mut Emitted,
+) -> Rewritten {
+    let mut out = Rewritten {
+        removed_ids: cleared(&mut emitted.removed_ids),
+        callees: cleared(&mut emitted.callees),
+        spans: cleared(&mut emitted.spans),
+        own: cleared(&mut emitted.own),
+        ..Rewritten::default()
+    };
+    let blocks = &bufs.blocks;
+    out.take_input(start..blocks[0].label_at);
+    let (mut next_logic, mut next_call) = (0, 0);
+    for (b, blk) in blocks.iter().enumerate() {
+        let b32 = b as u32;
+        if !bufs.live[b] {
+            out.blocks_removed += 1;
+            continue;
+        }
+        while next_call < bufs.calls.len() && bufs.calls[next_call].0 <= b32 {
+            if bufs.calls[next_call].0 == b32 {
+                out.callees.push(bufs.calls[next_call].1);
+            }
+            next_call += 1;
+        }
+        let mut run = blk.label_at;
+        while next_logic < bufs.logic.len() && bufs.logic[next_logic].block <= b32 {
+            let l = bufs.logic[next_logic];
+            next_logic += 1;
+            if l.block == b32 && matches!(l.value, Val::Const(_)) {
+                out.take_input(run..l.at);
+                run = l.at + (words[l.at] >> 16) as usize;
+                out.removed_ids.push(words[l.at + 2]);
+            }
+        }
+        if blk.decided != NONE {
+            out.take_input(run..blk.term_at);
+            out.write(op::Branch, [blocks[blk.decided as usize].label]);
+            out.branches_folded += 1;
+            run = blk.end;
+        }
+        out.take_input(run..blk.end);
+    }
+    out.take_input(end_at..end);
+    for (b, blk) in blocks.iter().enumerate().filter(|&(b, _)| !bufs.live[b]) {
+        let _ = b;
+        out.removed_ids.push(blk.label);
+        let mut at = blk.label_at + 2;
+        while at < blk.end {
+            let iw = &words[at..at + (words[at] >> 16) as usize];
+            let result = result_of(iw);
+            if result != 0 {
+                out.removed_ids.push(result);
+            }
+            at += iw.len();
+        }
+    }
+    out.removed_ids = exact_copy(&mut out.removed_ids, &mut emitted.removed_ids);
+    out.callees = exact_copy(&mut out.callees, &mut emitted.callees);
+    out.spans = exact_copy(&mut out.spans, &mut emitted.spans);
+    out.own = exact_copy(&mut out.own, &mut emitted.own);
+    out
+}

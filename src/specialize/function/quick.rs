@@ -84,6 +84,37 @@ struct Logic {
     value: Val,
 }
 
+/// What becomes of a phi of a live block.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PhiPlan {
+    /// Every edge stays: as it is.
+    Keep,
+    /// Some edges go: the pairs of the others, as the rewrite's own.
+    Drop,
+    /// One value is left (or one module-scope value on every edge): the
+    /// phi goes and its uses read this id.
+    Fold(u32),
+}
+
+/// A phi.
+#[derive(Clone, Copy)]
+struct Phi {
+    at: usize,
+    block: u32,
+    plan: PhiPlan,
+}
+
+/// An instruction the emit looks at, in the order of the function.
+#[derive(Clone, Copy)]
+enum Mark {
+    /// The logic instruction of this index.
+    Logic(usize),
+    /// The phi of this index.
+    Phi(usize),
+    /// An ordinary instruction or `OpReturnValue` reading a phi's result.
+    Reader,
+}
+
 /// The quick rewrite's working storage, kept from function to function.
 #[derive(Default)]
 pub(super) struct Buffers {
@@ -91,8 +122,11 @@ pub(super) struct Buffers {
     ids: LocalMap,
     blocks: Vec<Block>,
     logic: Vec<Logic>,
-    /// `(block, word index)` of each phi.
-    phis: Vec<(u32, usize)>,
+    phis: Vec<Phi>,
+    /// `(word index, block, what)` of the instructions the emit looks at.
+    marks: Vec<(usize, u32, Mark)>,
+    /// How many phis of live blocks fold ([`PhiPlan::Fold`]).
+    folded_phis: usize,
     /// `(block, callee)` of each call, in order.
     calls: Vec<(u32, u32)>,
     /// The results of logic instructions and phis, from the header walk.
@@ -132,7 +166,8 @@ pub(super) fn rewrite(
     resolve(bufs)?;
     evaluate(words, ctx, bufs)?;
     reach(ctx, bufs)?;
-    check_live(words, ctx, bufs)?;
+    check_live(words, bufs)?;
+    plan_phis(words, ctx, words[start + 2], bufs)?;
     if !keeps_input_order(bufs) {
         return None;
     }
@@ -255,12 +290,14 @@ fn read(
         blocks,
         logic,
         phis,
+        marks,
         calls,
         ..
     } = bufs;
     blocks.clear();
     logic.clear();
     phis.clear();
+    marks.clear();
     calls.clear();
     let in_range = |x: u32| x != 0 && x < bound;
     // The block being read, and whether it has ended (before the first
@@ -314,6 +351,9 @@ fn read(
                     }
                     (op::Return | op::Unreachable, 1) => (Exit::Leave, 0, NONE, NONE),
                     (op::ReturnValue, 2) if !foreign(ctx, ids, bound, iw[1]) => {
+                        if ids.get(&iw[1]).is_some_and(|&v| v & 3 == PHI) {
+                            marks.push((at, block, Mark::Reader));
+                        }
                         (Exit::Leave, 0, NONE, NONE)
                     }
                     _ => return None,
@@ -329,11 +369,16 @@ fn read(
                 if block == NONE
                     || !flat
                     || !iw[1..].iter().all(|&x| in_range(x) && !ctx.may_replace(x))
-                    || !ids.replace_if(iw[2], PENDING << 2 | PHI, PHI)
+                    || !ids.replace_if(iw[2], PENDING << 2 | PHI, phis.len() << 2 | PHI)
                 {
                     return None;
                 }
-                phis.push((block, at));
+                marks.push((at, block, Mark::Phi(phis.len())));
+                phis.push(Phi {
+                    at,
+                    block,
+                    plan: PhiPlan::Keep,
+                });
             }
             o if is_logic(o) => {
                 // It may read predicates, never define one.
@@ -347,6 +392,7 @@ fn read(
                 {
                     return None;
                 }
+                marks.push((at, block, Mark::Logic(logic.len())));
                 logic.push(Logic {
                     at,
                     block,
@@ -355,14 +401,23 @@ fn read(
             }
             _ => {
                 let info = infos.get(opcode as usize)?;
+                let mut reads_phi = false;
+                let words_ok = iw[1..].iter().all(|&x| {
+                    let kind = ids.get(&x).map(|&v| v & 3);
+                    reads_phi |= kind == Some(PHI);
+                    x != 0 && x < bound && !ctx.may_replace(x) && kind != Some(LOGIC)
+                });
                 let plain = info.plain
                     && len >= info.flat_min as usize
-                    && !iw[1..].iter().any(|&x| foreign(ctx, ids, bound, x))
+                    && words_ok
                     && (!info.exact || flat_ids(iw).is_some());
                 if !plain
                     || (info.result > 0 && !ids.insert_new(*iw.get(info.result as usize)?, PLAIN))
                 {
                     return None;
+                }
+                if reads_phi && block != NONE {
+                    marks.push((at, block, Mark::Reader));
                 }
                 if opcode == op::FunctionCall && block != NONE {
                     calls.push((block, iw[3]));
@@ -522,11 +577,10 @@ fn kept_edge(bufs: &Buffers, from: usize, to: u32) -> bool {
 }
 
 /// Checks what only liveness tells: in a live block, a logic instruction
-/// reads logic results of live blocks only, a branch condition is such a
-/// result, and every phi keeps all its edges and stays varying (at least
-/// two different values, none a constant or a value the rewrite changes).
+/// reads logic results of live blocks only, and a branch condition is
+/// such a result.
 #[inline(never)]
-fn check_live(words: &[u32], ctx: &Context<'_>, bufs: &Buffers) -> Option<()> {
+fn check_live(words: &[u32], bufs: &Buffers) -> Option<()> {
     let logic_block = |x: u32| match bufs.ids.get(&x) {
         Some(&v) if v & 3 == LOGIC => Some(bufs.logic[v >> 2].block),
         _ => None,
@@ -551,33 +605,81 @@ fn check_live(words: &[u32], ctx: &Context<'_>, bufs: &Buffers) -> Option<()> {
             return None;
         }
     }
-    for &(b, at) in &bufs.phis {
-        if !bufs.live[b as usize] {
+    Some(())
+}
+
+/// Decides what becomes of each phi of a live block, as the full
+/// rewrite's propagation and emit do: kept whole, its dead edges' pairs
+/// dropped, or folded into the one value left (a value reached on several
+/// edges only when it is not the function's own: [`PhiPlan`]). `None` for
+/// a phi naming a parent that is no block, reading a logic result, a phi,
+/// a constant or a value the rewrite changes, or left with no edge; and
+/// for a reader of a folded phi without a flat layout. `own_id` is the
+/// function's id.
+#[inline(never)]
+fn plan_phis(words: &[u32], ctx: &Context<'_>, own_id: u32, bufs: &mut Buffers) -> Option<()> {
+    bufs.folded_phis = 0;
+    for j in 0..bufs.phis.len() {
+        let Phi { at, block, .. } = bufs.phis[j];
+        if !bufs.live[block as usize] {
             continue;
         }
         let w = &words[at..at + (words[at] >> 16) as usize];
-        let mut distinct = false;
+        let (mut kept, mut first, mut same) = (0, 0, true);
         for pair in w[3..].chunks(2) {
             let (v, parent) = (pair[0], pair[1]);
             let from = match bufs.ids.get(&parent) {
                 Some(&p) if p & 3 == LABEL => p >> 2,
                 _ => return None,
             };
+            if !kept_edge(bufs, from, block) {
+                continue;
+            }
             let tracked = bufs.ids.get(&v).is_some_and(|&x| x & 3 >= LOGIC);
-            if tracked
-                || ctx.may_replace(v)
-                || ctx.global_val(v).is_some()
-                || !kept_edge(bufs, from, b)
-            {
+            if tracked || ctx.may_replace(v) || ctx.global_val(v).is_some() {
                 return None;
             }
-            distinct |= v != w[3];
+            if kept == 0 {
+                first = v;
+            }
+            same &= v == first;
+            kept += 1;
         }
-        if !distinct {
-            return None;
+        let local = first == own_id || bufs.ids.get(&first).is_some();
+        bufs.phis[j].plan = match kept {
+            0 => return None,
+            _ if same && (kept == 1 || !local) => {
+                bufs.folded_phis += 1;
+                PhiPlan::Fold(first)
+            }
+            k if 2 * k == w.len() - 3 => PhiPlan::Keep,
+            _ => PhiPlan::Drop,
+        };
+    }
+    if bufs.folded_phis == 0 {
+        return Some(());
+    }
+    for &(at, block, mark) in &bufs.marks {
+        if matches!(mark, Mark::Reader) && bufs.live[block as usize] {
+            let iw = &words[at..at + (words[at] >> 16) as usize];
+            if iw.iter().any(|&x| folded(bufs, x).is_some()) && flat_ids(iw).is_none() {
+                return None;
+            }
         }
     }
     Some(())
+}
+
+/// The id that replaces `x` when it is a folded phi's result.
+#[inline]
+fn folded(bufs: &Buffers, x: u32) -> Option<u32> {
+    match bufs.ids.get(&x) {
+        Some(&v) if v & 3 == PHI => match bufs.phis[v >> 2].plan {
+            PhiPlan::Fold(id) => Some(id),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// True when every live block follows its dominator in the input order
@@ -640,7 +742,7 @@ fn emit(
     };
     let blocks = &bufs.blocks;
     out.take_input(start..blocks[0].label_at);
-    let (mut next_logic, mut next_call) = (0, 0);
+    let (mut next_mark, mut next_call) = (0, 0);
     for (b, blk) in blocks.iter().enumerate() {
         let b32 = b as u32;
         if !bufs.live[b] {
@@ -654,13 +756,16 @@ fn emit(
             next_call += 1;
         }
         let mut run = blk.label_at;
-        while next_logic < bufs.logic.len() && bufs.logic[next_logic].block <= b32 {
-            let l = bufs.logic[next_logic];
-            next_logic += 1;
-            if l.block == b32 && matches!(l.value, Val::Const(_)) {
-                out.take_input(run..l.at);
-                run = l.at + (words[l.at] >> 16) as usize;
-                out.removed_ids.push(words[l.at + 2]);
+        while next_mark < bufs.marks.len() && bufs.marks[next_mark].1 <= b32 {
+            let (at, block, mark) = bufs.marks[next_mark];
+            next_mark += 1;
+            if block == b32 {
+                let iw = &words[at..at + (words[at] >> 16) as usize];
+                if changes(iw, mark, bufs) {
+                    out.take_input(run..at);
+                    write_change(iw, mark, block, bufs, &mut out);
+                    run = at + iw.len();
+                }
             }
         }
         if blk.decided != NONE {
@@ -690,4 +795,63 @@ fn emit(
     out.spans = exact_copy(&mut out.spans, &mut emitted.spans);
     out.own = exact_copy(&mut out.own, &mut emitted.own);
     out
+}
+
+/// True when the emit changes the marked instruction `iw` of a live
+/// block: a logic result that became a constant, a phi that loses pairs
+/// or goes, a reader of a phi that goes.
+fn changes(iw: &[u32], mark: Mark, bufs: &Buffers) -> bool {
+    match mark {
+        Mark::Logic(j) => matches!(bufs.logic[j].value, Val::Const(_)),
+        Mark::Phi(j) => bufs.phis[j].plan != PhiPlan::Keep,
+        Mark::Reader => {
+            bufs.folded_phis > 0 && read_positions(iw).any(|p| folded(bufs, iw[p]).is_some())
+        }
+    }
+}
+
+/// The words of `iw` that the full rewrite reads as ids and may replace:
+/// a flat layout's uses (none without a flat layout).
+fn read_positions(iw: &[u32]) -> impl Iterator<Item = usize> {
+    flat_ids(iw)
+        .map(|flat| (flat.first_use..flat.checked_end).chain(flat.maybe_from..iw.len()))
+        .into_iter()
+        .flatten()
+}
+
+/// Writes what becomes of the marked instruction `iw` of live block
+/// `block` when it [`changes`]: nothing and its result's id gone, its
+/// phi pairs of kept edges, or its words reading each folded phi's value
+/// (where the full rewrite reads ids: a flat layout's uses).
+fn write_change(iw: &[u32], mark: Mark, block: u32, bufs: &Buffers, out: &mut Rewritten) {
+    match mark {
+        Mark::Logic(_) => out.removed_ids.push(iw[2]),
+        Mark::Phi(j) => {
+            if let PhiPlan::Fold(_) = bufs.phis[j].plan {
+                out.removed_ids.push(iw[2]);
+                out.phis_folded += 1;
+                return;
+            }
+            let start = out.own.len();
+            out.own.extend_from_slice(&iw[..3]);
+            for pair in iw[3..].chunks(2) {
+                let from = bufs.ids.get(&pair[1]).map_or(0, |&p| p >> 2);
+                if kept_edge(bufs, from, block) {
+                    out.own.extend_from_slice(pair);
+                }
+            }
+            out.own[start] = header_word(out.own.len() - start, op::Phi);
+            out.take_own(start);
+        }
+        Mark::Reader => {
+            let start = out.own.len();
+            out.own.extend_from_slice(iw);
+            for p in read_positions(iw) {
+                if let Some(id) = folded(bufs, iw[p]) {
+                    out.own[start + p] = id;
+                }
+            }
+            out.take_own(start);
+        }
+    }
 }

@@ -560,4 +560,44 @@ mod tests {
             assert!(own * 10 < total, "{t}: {own} own words of {total}");
         }
     }
+
+    /// How many of the functions to rewrite in `words` take the quick way
+    /// for `target`, and how many there are.
+    fn quick_ways(words: &[u32], target: &str) -> (usize, usize) {
+        let p = Prepared::new(words, Endian::Little).unwrap();
+        let a = p.analysis.as_ref().unwrap();
+        let target = ArchTables::embedded().target(target).unwrap();
+        let (ctx, _) = p
+            .resolve_values(a, resolve(&a.table, &target).unwrap())
+            .unwrap();
+        let todo: Vec<_> = (p.m.functions.iter().enumerate())
+            .filter(|&(k, _)| a.scan.needs_rewrite(k))
+            .map(|(_, f)| f)
+            .collect();
+        let quick = todo
+            .iter()
+            .filter(|f| function::takes_quick_way(&p.m, &ctx, f.start, f.end))
+            .count();
+        (quick, todo.len())
+    }
+
+    #[test]
+    fn the_common_shapes_take_the_quick_way() {
+        // llc-22's dispatch chain (a join phi folds to one value), and the
+        // benchmark's kernels (branches on predicates and on `OpLogicalNotEqual`
+        // of them around calls, a loop with phis that keep every edge). What
+        // the quick way gives is checked against the full rewrite in every
+        // debug build (`function::rewrite`); this checks it is taken.
+        let chain = golden_words("dispatch-chain");
+        let generated = crate::generator::generate(4, 1, true);
+        for t in ["gfx950", "gfx1100", "gfx900"] {
+            assert_eq!(quick_ways(&chain, t), (1, 1), "dispatch-chain, {t}");
+            let (quick, all) = quick_ways(&generated, t);
+            assert!(all > 0 && quick == all, "generated, {t}: {quick} of {all}");
+        }
+        // Structured control flow (merge instructions) is the full
+        // rewrite's: declined.
+        let (quick, all) = quick_ways(&golden_words("structured-glsl"), "gfx950");
+        assert!(all > 0 && quick == 0, "structured-glsl: {quick} of {all}");
+    }
 }

@@ -215,6 +215,28 @@ pub(super) fn rewrite(
     full_rewrite(m, ctx, start, end, fname, scratch)
 }
 
+/// True when [`rewrite`] takes the quick way for the function in
+/// `m.words[start..end]` (for tests: the cross-check alone cannot tell a
+/// quick way that always declines).
+#[cfg(test)]
+pub(in crate::specialize) fn takes_quick_way(
+    m: &Module<'_>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+) -> bool {
+    let mut scratch = Scratch::default();
+    quick::rewrite(
+        m.words,
+        ctx,
+        start,
+        end,
+        &mut scratch.quick,
+        &mut scratch.emitted,
+    )
+    .is_some()
+}
+
 /// [`rewrite`] without the quick way: decode, then the rewrite's steps.
 fn full_rewrite(
     m: &Module<'_>,

@@ -211,14 +211,13 @@ fn rewrite_for_all(
             .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
             .map(Arc::new)
     };
-    let decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        function::decode(m, first, f.start, f.end, &name, scratch)
+    // Read once the quick way if it takes the function; decoded once, when
+    // a set of values first needs the full rewrite.
+    let quick = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        function::read_quick(m, first, f.start, f.end, scratch)
     }))
-    .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")));
-    let func = match decoded {
-        Ok(func) => func,
-        Err(e) => return contexts.iter().map(|c| c.map(|_| Err(e.clone()))).collect(),
-    };
+    .unwrap_or(false);
+    let mut decoded: Option<Result<function::Func<'_>>> = None;
     let mut ids: Vec<u32> = m.words[f.start..f.end]
         .iter()
         .copied()
@@ -236,7 +235,18 @@ fn rewrite_for_all(
             if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
                 return Some(r.clone());
             }
-            let r = guard(&mut || function::rewrite_decoded(&func, ctx, &name, scratch));
+            let r = guard(&mut || {
+                if quick
+                    && let Some(r) =
+                        function::rewrite_read_quick(m, ctx, f.start, f.end, &name, scratch)
+                {
+                    return Ok(r);
+                }
+                let func = decoded.get_or_insert_with(|| {
+                    function::decode(m, first, f.start, f.end, &name, scratch)
+                });
+                function::rewrite_decoded(func.as_ref().map_err(Clone::clone)?, ctx, &name, scratch)
+            });
             made.push((view, r.clone()));
             Some(r)
         })

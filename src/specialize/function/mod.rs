@@ -200,19 +200,53 @@ pub(super) fn rewrite(
     fname: &str,
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
-    if let Some(out) = quick::rewrite(
+    if read_quick(m, ctx, start, end, scratch)
+        && let Some(out) = rewrite_read_quick(m, ctx, start, end, fname, scratch)
+    {
+        return Ok(out);
+    }
+    full_rewrite(m, ctx, start, end, fname, scratch)
+}
+
+/// Reads the function in `m.words[start..end]` the quick way
+/// ([`quick::read_function`]) into `scratch`, for [`rewrite_read_quick`]
+/// with any context of the module: false when the full rewrite must take
+/// it.
+pub(in crate::specialize) fn read_quick(
+    m: &Module<'_>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    scratch: &mut Scratch,
+) -> bool {
+    quick::read_function(m.words, ctx, start, end, &mut scratch.quick).is_some()
+}
+
+/// The quick rewrite for `ctx` of the function [`read_quick`] read last
+/// into `scratch` (`m.words[start..end]`, named `fname`), or `None` when
+/// the full rewrite must do it for these values. Builds with debug
+/// assertions and fuzz builds check it against the full rewrite.
+pub(in crate::specialize) fn rewrite_read_quick(
+    m: &Module<'_>,
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    fname: &str,
+    scratch: &mut Scratch,
+) -> Option<Rewritten> {
+    let out = quick::rewrite_read(
         m.words,
         ctx,
         start,
         end,
         &mut scratch.quick,
         &mut scratch.emitted,
-    ) {
-        #[cfg(any(debug_assertions, fuzzing))]
-        check_quick(&out, &full_rewrite(m, ctx, start, end, fname, scratch));
-        return Ok(out);
-    }
-    full_rewrite(m, ctx, start, end, fname, scratch)
+    )?;
+    #[cfg(any(debug_assertions, fuzzing))]
+    check_quick(&out, &full_rewrite(m, ctx, start, end, fname, scratch));
+    #[cfg(not(any(debug_assertions, fuzzing)))]
+    let _ = fname;
+    Some(out)
 }
 
 /// True when [`rewrite`] takes the quick way for the function in
@@ -225,16 +259,9 @@ pub(in crate::specialize) fn takes_quick_way(
     start: usize,
     end: usize,
 ) -> bool {
-    let mut scratch = Scratch::default();
-    quick::rewrite(
-        m.words,
-        ctx,
-        start,
-        end,
-        &mut scratch.quick,
-        &mut scratch.emitted,
-    )
-    .is_some()
+    let mut s = Scratch::default();
+    quick::read_function(m.words, ctx, start, end, &mut s.quick).is_some()
+        && quick::rewrite_read(m.words, ctx, start, end, &mut s.quick, &mut s.emitted).is_some()
 }
 
 /// [`rewrite`] without the quick way: decode, then the rewrite's steps.

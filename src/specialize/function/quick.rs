@@ -14,7 +14,7 @@
 //! ([`super::rewrite_blocks`]), which costs several times more.
 //!
 //! The quick rewrite gives exactly what the full rewrite gives, or
-//! declines ([`rewrite`] returns `None`) and the caller takes the full
+//! declines ([`read_function`] or [`rewrite_read`] returns `None`) and the caller takes the full
 //! one. It declines whatever it does not prove leaves the full rewrite's
 //! plan trivial: merge instructions, switches, selects, an operand word
 //! the full rewrite would replace or check (a predicate, a logic result
@@ -138,16 +138,17 @@ pub(super) struct Buffers {
     entered: Vec<bool>,
 }
 
-/// The rewrite of the function in `m_words[start..end]` for `ctx`, or
-/// `None` when the full rewrite must do it (see the module doc).
-pub(super) fn rewrite(
+/// Reads the function in `words[start..end]` into `bufs`: what does not
+/// depend on the predicates' values (only on which ids they are, the same
+/// in every [`Context`] of a module). `None` when the full rewrite must
+/// take it whatever the values.
+pub(super) fn read_function(
     words: &[u32],
     ctx: &Context<'_>,
     start: usize,
     end: usize,
     bufs: &mut Buffers,
-    emitted: &mut Emitted,
-) -> Option<Rewritten> {
+) -> Option<()> {
     let bound = ctx.m.bound();
     let first = start + (words[start] >> 16).max(1) as usize;
     let end_at = end - 1;
@@ -163,7 +164,20 @@ pub(super) fn rewrite(
     }
     read(words, ctx, first, end_at, bound, bufs)?;
     own_header_stays(&words[start..first], ctx, bound, &bufs.ids)?;
-    resolve(bufs)?;
+    resolve(bufs)
+}
+
+/// The rewrite for `ctx`'s values of the function [`read_function`] read
+/// into `bufs` (it stays read: a batch rewrites it for each set of
+/// values), or `None` when the full rewrite must do it.
+pub(super) fn rewrite_read(
+    words: &[u32],
+    ctx: &Context<'_>,
+    start: usize,
+    end: usize,
+    bufs: &mut Buffers,
+    emitted: &mut Emitted,
+) -> Option<Rewritten> {
     evaluate(words, ctx, bufs)?;
     reach(ctx, bufs)?;
     check_live(words, bufs)?;
@@ -171,7 +185,7 @@ pub(super) fn rewrite(
     if !keeps_input_order(bufs) {
         return None;
     }
-    Some(emit(words, start, end, end_at, bufs, emitted))
+    Some(emit(words, start, end, end - 1, bufs, emitted))
 }
 
 /// What the header walk needs of an opcode: the word of its result (0:
@@ -538,6 +552,9 @@ fn reach(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
     bufs.live.clear();
     bufs.live.resize(n, false);
     bufs.work.clear();
+    for b in bufs.blocks.iter_mut() {
+        b.decided = NONE;
+    }
     bufs.live[0] = true;
     bufs.work.push(0);
     while let Some(b) = bufs.work.pop() {
@@ -621,6 +638,7 @@ fn plan_phis(words: &[u32], ctx: &Context<'_>, own_id: u32, bufs: &mut Buffers) 
     bufs.folded_phis = 0;
     for j in 0..bufs.phis.len() {
         let Phi { at, block, .. } = bufs.phis[j];
+        bufs.phis[j].plan = PhiPlan::Keep;
         if !bufs.live[block as usize] {
             continue;
         }

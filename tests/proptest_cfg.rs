@@ -95,6 +95,13 @@ enum Cond {
     OrParam(usize, u32),
     /// `p ? x == c : true`.
     SelectParam(usize, u32),
+    /// `!(x == c) && true`: not constant, and the same value as
+    /// `!(x == c)` (the rewrite replaces it by that).
+    NotParamAndTrue(u32),
+    /// `p || ((x == c) == (x == c))`: true, though neither side of the
+    /// `==` is constant (the site makes the function one the pass
+    /// rewrites).
+    OrParamEqualsItself(usize, u32),
 }
 
 impl Cond {
@@ -111,6 +118,8 @@ impl Cond {
             Cond::AndParam(i, _) => (!s(i)).then_some(false),
             Cond::OrParam(i, _) => s(i).then_some(true),
             Cond::SelectParam(i, _) => (!s(i)).then_some(true),
+            Cond::NotParamAndTrue(_) => None,
+            Cond::OrParamEqualsItself(..) => Some(true),
         }
     }
 }
@@ -131,6 +140,8 @@ fn cond() -> impl Strategy<Value = Cond> {
         (i(), c()).prop_map(|(a, b)| Cond::AndParam(a, b)),
         (i(), c()).prop_map(|(a, b)| Cond::OrParam(a, b)),
         (i(), c()).prop_map(|(a, b)| Cond::SelectParam(a, b)),
+        c().prop_map(Cond::NotParamAndTrue),
+        (i(), c()).prop_map(|(a, b)| Cond::OrParamEqualsItself(a, b)),
     ]
 }
 
@@ -421,6 +432,17 @@ fn assemble_in_order(case: &Case, cfg: &Cfg, order: &[usize]) -> Vec<u8> {
                         let q = param(&mut k, &mut w, *c);
                         let p = site(&k, *i);
                         op(&mut k, &mut w, Op::Select, &[p, q, tr])
+                    }
+                    Cond::NotParamAndTrue(c) => {
+                        let q = param(&mut k, &mut w, *c);
+                        let n = op(&mut k, &mut w, Op::LogicalNot, &[q]);
+                        op(&mut k, &mut w, Op::LogicalAnd, &[n, tr])
+                    }
+                    Cond::OrParamEqualsItself(i, c) => {
+                        let q = param(&mut k, &mut w, *c);
+                        let e = op(&mut k, &mut w, Op::LogicalEqual, &[q, q]);
+                        let p = site(&k, *i);
+                        op(&mut k, &mut w, Op::LogicalOr, &[p, e])
                     }
                 };
                 inst(&mut w, Op::BranchConditional, &[cv, labels[*t], labels[*f]]);

@@ -2,27 +2,33 @@
 //! the full decode.
 //!
 //! Most predicated functions are plain code around branches on predicates
-//! (`if (__builtin_amdgcn_processor_is(…))`, `LLVM`'s dispatch chains):
-//! no merge instructions (kernels have no structured control flow), no
-//! switch or select, phis only where both arms of a loop or a branch that
-//! stays meet. For those, the rewrite folds each branch on a predicate
-//! (or on boolean logic over predicates), drops the blocks no longer
-//! reached and the logic instructions that became constants, and copies
-//! everything else as it is. That needs a block table, the few logic
-//! instructions and phis, and one look at each operand word; not the
-//! noted-instruction model, use lists and lattice of the full rewrite
-//! ([`super::rewrite_blocks`]), which costs several times more.
+//! (`if (__builtin_amdgcn_processor_is(…))`, llc's dispatch chains): no
+//! merge instructions (kernels have no structured control flow), no switch
+//! or select, phis where branches meet. For those, the rewrite folds each
+//! branch on a predicate (or on boolean logic over predicates), drops the
+//! blocks no longer reached, the logic instructions that became constants
+//! and the phi pairs of edges that went (a phi left with one value goes,
+//! and its readers read that value), and copies everything else as it is.
+//! That needs a block table, the few logic instructions, phis and readers
+//! of phis, and one look at each operand word; not the noted-instruction
+//! model, use lists and lattice of the full rewrite
+//! ([`super::rewrite_blocks`]), which cost about twice as much.
 //!
 //! The quick rewrite gives exactly what the full rewrite gives, or
-//! declines ([`read_function`] or [`rewrite_read`] returns `None`) and the caller takes the full
-//! one. It declines whatever it does not prove leaves the full rewrite's
-//! plan trivial: merge instructions, switches, selects, an operand word
-//! the full rewrite would replace or check (a predicate, a logic result
-//! outside a branch condition, a word that is not an id in range), a phi
-//! that would lose an edge or fold, a logic result that folds to another
-//! id, an order that would change, and every structure error (the full
-//! rewrite reports those). Builds with debug assertions (the tests) and
-//! fuzz builds run the full rewrite too and check that both agree.
+//! declines ([`read_function`] or [`rewrite_read`] returns `None`) and
+//! the caller takes the full one. It declines whatever it does not prove
+//! the full rewrite treats as it does: merge instructions, switches,
+//! selects; an operand word the full rewrite would replace or decode
+//! otherwise (a predicate outside a logic instruction or a branch
+//! condition, a logic result outside those, a word that is not an id in
+//! range, a layout that is not flat); a phi reading a predicate, a logic
+//! result, a phi or a constant; a logic result that folds to another id
+//! or stays varying on a predicate; an order that would change; and every
+//! structure error (the full rewrite reports those). The read does not
+//! depend on the predicates' values, so a batch reads a function once and
+//! rewrites it for each set ([`rewrite_read`]). Builds with debug
+//! assertions (the tests) and fuzz builds run the full rewrite too and
+//! check that both agree (`super::check_quick`).
 
 use crate::module::header_word;
 use crate::operands::{flat_ids, op};
@@ -430,7 +436,12 @@ fn read(
                 {
                     return None;
                 }
-                if reads_phi && block != NONE {
+                if reads_phi {
+                    // (Before the first label, the full rewrite would
+                    // rewrite it as part of the function's head.)
+                    if block == NONE {
+                        return None;
+                    }
                     marks.push((at, block, Mark::Reader));
                 }
                 if opcode == op::FunctionCall && block != NONE {
@@ -443,11 +454,13 @@ fn read(
     (ended && block != NONE).then_some(())
 }
 
-/// Checks the `OpFunction` (`header`) reads ids in range that the rewrite
-/// leaves alone, and that no instruction of the body defines its id again.
+/// Checks the `OpFunction` (`header`) has its five words (the full
+/// rewrite reads any more as ids it may replace) and reads ids in range
+/// that the rewrite leaves alone, and that no instruction of the body
+/// defines its id again.
 #[inline(never)]
 fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMap) -> Option<()> {
-    let [_, ty, id, _, fn_ty, ..] = *header else {
+    let [_, ty, id, _, fn_ty] = *header else {
         return None;
     };
     let stays = |x: u32| {
@@ -488,14 +501,19 @@ fn evaluate(words: &[u32], ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> 
         let mut watched = false;
         let mut operand = |x: u32| -> Option<Val> {
             match ids.get(&x).map(|&v| (v & 3, v >> 2)) {
-                Some((LOGIC, i)) if i < j => {
-                    let v = logic[i].value;
-                    watched |= v != Val::Varying;
-                    Some(v)
-                }
+                // (A varying result stands for itself, as in the lattice.)
+                Some((LOGIC, i)) if i < j => match logic[i].value {
+                    Val::Varying => Some(Val::Same(x)),
+                    v => {
+                        watched = true;
+                        Some(v)
+                    }
+                },
                 Some((LOGIC | PHI, _)) => None,
-                Some(_) => Some(Val::Same(x)),
-                None => match ctx.global_val(x) {
+                // Any other id as the lattice sees it: a module-scope
+                // constant (even where a function redefines its id, as
+                // the lattice reads it), else itself.
+                _ => match ctx.global_val(x) {
                     Some(v @ Val::Const(_)) => {
                         watched |= ctx.may_replace(x);
                         Some(v)
@@ -534,8 +552,7 @@ fn condition(ctx: &Context<'_>, bufs: &Buffers, cond: u32) -> Option<Val> {
     match bufs.ids.get(&cond).map(|&v| (v & 3, v >> 2)) {
         Some((LOGIC, i)) => Some(bufs.logic[i].value),
         Some((PHI, _)) => None,
-        Some(_) => Some(Val::Varying),
-        None => match ctx.global_val(cond) {
+        _ => match ctx.global_val(cond) {
             Some(v @ Val::Const(_)) => Some(v),
             Some(_) => None,
             None if ctx.may_replace(cond) => None,

@@ -49,8 +49,10 @@ const LABEL: usize = 1;
 const LOGIC: usize = 2;
 const PHI: usize = 3;
 /// The index of a logic or phi result seen in the header walk but not yet
-/// defined in the read.
-const PENDING: usize = usize::MAX >> 2;
+/// defined in the read (small enough that no kind makes it
+/// [`LocalMap`]'s mark of an empty slot, `usize::MAX`).
+const PENDING: usize = usize::MAX >> 3;
+const _: () = assert!(PENDING << 2 | PHI < usize::MAX);
 
 /// How a block ends.
 #[derive(Clone, Copy)]

@@ -122,13 +122,25 @@ fn group_outputs(
     let predicated: Vec<usize> = (0..prepared.m.functions.len())
         .filter(|&k| a.scan.needs_rewrite(k))
         .collect();
+    // The report's names of the rewritten functions, one list for all.
+    let names = prepared.rewritten_names(a);
     // Phase 1, by function: decode once, rewrite once per distinct view.
     let varying = contexts.iter().flatten().next().map(|c| c.varying());
     // (Each thread's scratch storage serves all its functions.)
     let by_function = map_parallel_with(
         predicated.len(),
         function::Scratch::default,
-        |scratch, i| rewrite_for_all(prepared, predicated[i], &contexts, varying, scratch),
+        // (`names` holds one name for each of `predicated`, in order.)
+        |scratch, i| {
+            rewrite_for_all(
+                prepared,
+                predicated[i],
+                &names[i],
+                &contexts,
+                varying,
+                scratch,
+            )
+        },
     );
     // Each group's column of rewrites, in the order of `predicated`.
     let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
@@ -157,6 +169,7 @@ fn group_outputs(
             let rewrites = prepared.rewrite_functions(
                 a,
                 &ctx,
+                &names,
                 &mut constants,
                 &mut report,
                 &mut |k, _, _, _| {
@@ -188,14 +201,15 @@ fn group_outputs(
     .collect()
 }
 
-/// Function `k`'s rewrite for every group whose context is there (with
-/// `scratch` as storage): decoded once, rewritten once per distinct view
+/// Function `k`'s rewrite (its name `name`, for messages) for every group
+/// whose context is there (with `scratch` as storage): decoded once, rewritten once per distinct view
 /// of the contexts
 /// ([`Context::view`] of the ids of its words in `varying`, what
 /// [`Context::varying`] gives for any of them).
 fn rewrite_for_all(
     prepared: &Prepared<'_>,
     k: usize,
+    name: &str,
     contexts: &[Option<&Context<'_>>],
     varying: Option<&IdSet>,
     scratch: &mut function::Scratch,
@@ -204,7 +218,6 @@ fn rewrite_for_all(
     let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
         return contexts.iter().map(|_| None).collect();
     };
-    let name = prepared.g.function_name(f.id);
     // A panic would be a bug; it fails only the groups it happens in.
     let guard = |work: &mut dyn FnMut() -> Result<Rewritten>| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
@@ -225,29 +238,39 @@ fn rewrite_for_all(
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    type View = Vec<(Option<Val>, Option<Replacement>)>;
-    let mut made: Vec<(View, Result<Arc<Rewritten>>)> = Vec::new();
+    // The views met so far, back to back (`ids.len()` entries each), and
+    // each one's rewrite.
+    let mut views: Vec<(Option<Val>, Option<Replacement>)> =
+        Vec::with_capacity(ids.len() * contexts.len());
+    let mut made: Vec<Result<Arc<Rewritten>>> = Vec::new();
     contexts
         .iter()
         .map(|c| {
             let ctx = (*c)?;
-            let view = ctx.view(&ids);
-            if let Some((_, r)) = made.iter().find(|(v, _)| *v == view) {
-                return Some(r.clone());
+            let at = views.len();
+            ctx.view(&ids, &mut views);
+            let (seen, view) = views.split_at(at);
+            let met = match ids.len() {
+                0 => (!made.is_empty()).then_some(0),
+                n => seen.chunks_exact(n).position(|v| v == view),
+            };
+            if let Some(i) = met {
+                views.truncate(at);
+                return Some(made[i].clone());
             }
             let r = guard(&mut || {
                 if quick
                     && let Some(r) =
-                        function::rewrite_read_quick(m, ctx, f.start, f.end, &name, scratch)
+                        function::rewrite_read_quick(m, ctx, f.start, f.end, name, scratch)
                 {
                     return Ok(r);
                 }
                 let func = decoded.get_or_insert_with(|| {
-                    function::decode(m, first, f.start, f.end, &name, scratch)
+                    function::decode(m, first, f.start, f.end, name, scratch)
                 });
-                function::rewrite_decoded(func.as_ref().map_err(Clone::clone)?, ctx, &name, scratch)
+                function::rewrite_decoded(func.as_ref().map_err(Clone::clone)?, ctx, name, scratch)
             });
-            made.push((view, r.clone()));
+            made.push(r.clone());
             Some(r)
         })
         .collect()

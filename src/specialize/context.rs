@@ -417,10 +417,12 @@ impl<'a> Context<'a> {
     /// `ids` (those of its words in [`Context::varying`]): each one's value and
     /// replacement. Two contexts of one module that agree on this give the
     /// same rewrite of the function (before its constants are chosen).
-    pub(super) fn view(&self, ids: &[u32]) -> Vec<(Option<Val>, Option<Replacement>)> {
-        ids.iter()
-            .map(|&id| (self.global_val(id), self.replacement(id)))
-            .collect()
+    /// (Appended to `out`.)
+    pub(super) fn view(&self, ids: &[u32], out: &mut Vec<(Option<Val>, Option<Replacement>)>) {
+        out.extend(
+            ids.iter()
+                .map(|&id| (self.global_val(id), self.replacement(id))),
+        );
     }
 
     /// False when [`Context::replacement`] of `id` is certainly `None`: a

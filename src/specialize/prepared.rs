@@ -18,6 +18,7 @@ use super::analysis::Analysis;
 use super::context::{Constants, Context};
 use super::lattice::Val;
 use super::output::{Output, Pieces};
+use super::parallel::internal;
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -118,8 +119,9 @@ impl<'w> Prepared<'w> {
         // constants the rewrites need (the context is only read meanwhile).
         let m = &self.m;
         let mut constants = std::mem::take(&mut ctx.constants);
+        let names = self.rewritten_names(a);
         let rewrite_functions = &mut |rewrite: &mut RewriteFn<'_>| {
-            self.rewrite_functions(a, &ctx, &mut constants, &mut report, rewrite)
+            self.rewrite_functions(a, &ctx, &names, &mut constants, &mut report, rewrite)
         };
         let rewrites = match Ahead::new(m, &self.g, a, split) {
             // Computed ahead on the other cores, taken in order here.
@@ -195,12 +197,14 @@ impl<'w> Prepared<'w> {
 
     /// Rewrites, in module order, every function a predicate reaches
     /// (`rewrite(index, function, context, name)` makes or finds each
-    /// rewrite), choosing its constants (`constants`, taken out of `ctx`
-    /// meanwhile) and adding what it did to `report`.
+    /// rewrite; `names`: [`Prepared::rewritten_names`]), choosing its
+    /// constants (`constants`, taken out of `ctx` meanwhile) and adding
+    /// what it did to `report`.
     pub(super) fn rewrite_functions(
         &self,
         a: &Analysis,
         ctx: &Context<'_>,
+        names: &Arc<Vec<String>>,
         constants: &mut Constants,
         report: &mut Report,
         rewrite: &mut RewriteFn<'_>,
@@ -225,32 +229,55 @@ impl<'w> Prepared<'w> {
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
         };
-        // (One name each, reserved: a list grown by doubling leaves its
-        // old copies' pages behind, about 0.8 MB at 100 MB.)
-        Arc::make_mut(&mut report.functions_rewritten).reserve_exact(rewrites.done.capacity());
         // One rewrite's own words with their constants, and scratch for
         // the scan of its words.
         let (mut own, mut words) = (Vec::new(), Vec::new());
+        let mut names_in_order = names.iter();
         for (k, f) in self.m.functions.iter().enumerate() {
             if !a.scan.needs_rewrite(k) {
                 continue;
             }
-            let name = self.g.function_name(f.id);
-            let r = rewrite(k, f, ctx, &name)?;
+            let name = names_in_order
+                .next()
+                .ok_or_else(|| internal("internal error: a function name is missing"))?;
+            let r = rewrite(k, f, ctx, name)?;
             // Constants are chosen on first need, in module order.
             own.clear();
             own.extend_from_slice(&r.own);
             for &(at, b) in &r.constant_uses {
                 own[at] = constants.choose(ctx, b);
             }
-            report.add_rewrite(name, &r);
+            report.add_rewrite(&r);
             let kept = Kept {
                 id: f.id,
                 has_tracked_word: a.scan.has_tracked_word(k),
             };
             rewrites.keep(a, kept, r, &own, self.words, &mut words)?;
         }
+        report.functions_rewritten = Arc::clone(names);
         Ok(rewrites)
+    }
+
+    /// The names of the functions a predicate reaches, in module order:
+    /// the report's [`Report::functions_rewritten`] of every rewrite of the
+    /// module, made once (the targets of a batch share it).
+    pub(super) fn rewritten_names(&self, a: &Analysis) -> Arc<Vec<String>> {
+        let m = &self.m;
+        // (Reserved: a list grown by doubling leaves its old copies' pages
+        // behind, about 0.8 MB at 100 MB.)
+        let mut names = Vec::with_capacity(
+            (0..m.functions.len())
+                .filter(|&k| a.scan.needs_rewrite(k))
+                .count(),
+        );
+        names.extend(
+            m.functions
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| a.scan.needs_rewrite(k))
+                .map(|(_, f)| self.g.function_name(f.id)),
+        );
+        Arc::new(names)
     }
 
     /// The words of the module scope and of the functions to rewrite, as

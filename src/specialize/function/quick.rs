@@ -35,7 +35,7 @@ use crate::operands::{flat_ids, op};
 
 use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
-use super::decode::{op_infos, result_of};
+use super::decode::op_infos;
 use super::local_ids::{LocalMap, Window};
 use super::{Emitted, Rewritten, cleared, exact_copy};
 
@@ -82,6 +82,12 @@ struct Block {
     e: u32,
     /// The one target a folded branch keeps ([`NONE`]: not folded).
     decided: u32,
+    /// Its callees in [`Buffers::callees`], its instructions' result ids
+    /// (after the label's) in [`Buffers::results`] and its marks in
+    /// [`Buffers::marks`]: where each begins and ends.
+    callees: (u32, u32),
+    results: (u32, u32),
+    marks: (u32, u32),
 }
 
 /// A logic instruction (`OpLogical*`).
@@ -135,8 +141,11 @@ pub(super) struct Buffers {
     marks: Vec<(usize, u32, Mark)>,
     /// How many phis of live blocks fold ([`PhiPlan::Fold`]).
     folded_phis: usize,
-    /// `(block, callee)` of each call, in order.
-    calls: Vec<(u32, u32)>,
+    /// The callee of each call in a block, in order.
+    callees: Vec<u32>,
+    /// The result ids of the instructions of each block after its label,
+    /// in order.
+    results: Vec<u32>,
     /// The results of logic instructions and phis, from the header walk.
     tracked: Vec<(u32, usize)>,
     live: Vec<bool>,
@@ -313,14 +322,16 @@ fn read(
         logic,
         phis,
         marks,
-        calls,
+        callees,
+        results,
         ..
     } = bufs;
     blocks.clear();
     logic.clear();
     phis.clear();
     marks.clear();
-    calls.clear();
+    callees.clear();
+    results.clear();
     let in_range = |x: u32| x != 0 && x < bound;
     // The block being read, and whether it has ended (before the first
     // label: only ordinary instructions, the parameters, may come).
@@ -355,6 +366,9 @@ fn read(
                     t: NONE,
                     e: NONE,
                     decided: NONE,
+                    callees: (callees.len() as u32, 0),
+                    results: (results.len() as u32, 0),
+                    marks: (marks.len() as u32, 0),
                 });
                 ended = false;
             }
@@ -383,6 +397,9 @@ fn read(
                 let b = blocks.last_mut()?;
                 (b.exit, b.cond, b.t, b.e, b.term_at, b.end) =
                     (exit.0, exit.1, exit.2, exit.3, at, at + len);
+                b.callees.1 = callees.len() as u32;
+                b.results.1 = results.len() as u32;
+                b.marks.1 = marks.len() as u32;
                 ended = true;
             }
             op::Phi => {
@@ -396,6 +413,7 @@ fn read(
                     return None;
                 }
                 marks.push((at, block, Mark::Phi(phis.len())));
+                results.push(iw[2]);
                 phis.push(Phi {
                     at,
                     block,
@@ -415,6 +433,7 @@ fn read(
                     return None;
                 }
                 marks.push((at, block, Mark::Logic(logic.len())));
+                results.push(iw[2]);
                 logic.push(Logic {
                     at,
                     block,
@@ -433,9 +452,11 @@ fn read(
                     && len >= info.flat_min as usize
                     && words_ok
                     && (!info.exact || flat_ids(iw).is_some());
-                if !plain
-                    || (info.result > 0 && !ids.insert_new(*iw.get(info.result as usize)?, PLAIN))
-                {
+                let result = match info.result {
+                    0 => 0,
+                    p => *iw.get(p as usize)?,
+                };
+                if !plain || (result != 0 && !ids.insert_new(result, PLAIN)) {
                     return None;
                 }
                 if reads_phi {
@@ -446,8 +467,13 @@ fn read(
                     }
                     marks.push((at, block, Mark::Reader));
                 }
-                if opcode == op::FunctionCall && block != NONE {
-                    calls.push((block, iw[3]));
+                if block != NONE {
+                    if result != 0 {
+                        results.push(result);
+                    }
+                    if opcode == op::FunctionCall {
+                        callees.push(iw[3]);
+                    }
                 }
             }
         }
@@ -779,30 +805,21 @@ fn emit(
     };
     let blocks = &bufs.blocks;
     out.take_input(start..blocks[0].label_at);
-    let (mut next_mark, mut next_call) = (0, 0);
+    let range = |(from, to): (u32, u32)| from as usize..to as usize;
     for (b, blk) in blocks.iter().enumerate() {
-        let b32 = b as u32;
         if !bufs.live[b] {
             out.blocks_removed += 1;
             continue;
         }
-        while next_call < bufs.calls.len() && bufs.calls[next_call].0 <= b32 {
-            if bufs.calls[next_call].0 == b32 {
-                out.callees.push(bufs.calls[next_call].1);
-            }
-            next_call += 1;
-        }
+        out.callees
+            .extend_from_slice(&bufs.callees[range(blk.callees)]);
         let mut run = blk.label_at;
-        while next_mark < bufs.marks.len() && bufs.marks[next_mark].1 <= b32 {
-            let (at, block, mark) = bufs.marks[next_mark];
-            next_mark += 1;
-            if block == b32 {
-                let iw = &words[at..at + (words[at] >> 16) as usize];
-                if changes(iw, mark, bufs) {
-                    out.take_input(run..at);
-                    write_change(iw, mark, block, bufs, &mut out);
-                    run = at + iw.len();
-                }
+        for &(at, block, mark) in &bufs.marks[range(blk.marks)] {
+            let iw = &words[at..at + (words[at] >> 16) as usize];
+            if changes(iw, mark, bufs) {
+                out.take_input(run..at);
+                write_change(iw, mark, block, bufs, &mut out);
+                run = at + iw.len();
             }
         }
         if blk.decided != NONE {
@@ -814,17 +831,11 @@ fn emit(
         out.take_input(run..blk.end);
     }
     out.take_input(end_at..end);
-    for (b, blk) in blocks.iter().enumerate().filter(|&(b, _)| !bufs.live[b]) {
-        let _ = b;
-        out.removed_ids.push(blk.label);
-        let mut at = blk.label_at + 2;
-        while at < blk.end {
-            let iw = &words[at..at + (words[at] >> 16) as usize];
-            let result = result_of(iw);
-            if result != 0 {
-                out.removed_ids.push(result);
-            }
-            at += iw.len();
+    for (b, blk) in blocks.iter().enumerate() {
+        if !bufs.live[b] {
+            out.removed_ids.push(blk.label);
+            out.removed_ids
+                .extend_from_slice(&bufs.results[range(blk.results)]);
         }
     }
     out.removed_ids = exact_copy(&mut out.removed_ids, &mut emitted.removed_ids);

@@ -68,8 +68,9 @@ pub(super) struct Context<'a> {
 pub(super) struct Constants {
     /// The constant chosen for `false` and for `true`, once chosen.
     chosen: [Option<u32>; 2],
-    /// Sites turned into `OpConstantTrue/False`, with their value.
-    pub repurposed: HashMap<u32, bool>,
+    /// Sites turned into `OpConstantTrue/False`, with their value: one
+    /// for each value at most ([`Constants::repurposed`]).
+    repurposed: Vec<(u32, bool)>,
     /// New constants `(id, value)` to insert after `OpTypeBool`.
     pub new_consts: Vec<(u32, bool)>,
     /// Next free id.
@@ -77,6 +78,13 @@ pub(super) struct Constants {
 }
 
 impl Constants {
+    /// The value of site `id` when it was turned into a constant.
+    pub(super) fn repurposed(&self, id: u32) -> Option<bool> {
+        self.repurposed
+            .iter()
+            .find_map(|&(site, b)| (site == id).then_some(b))
+    }
+
     /// The id of the boolean constant `b` for `ctx`'s module, chosen (or
     /// made) on first need: an existing `OpConstantTrue/False` defined
     /// before the first reader of a predicate, else a site turned into
@@ -98,11 +106,11 @@ impl Constants {
             let site = ctx
                 .site_value
                 .ids()
-                .filter(|id| !self.repurposed.contains_key(id) && usable(id))
+                .filter(|&id| self.repurposed(id).is_none() && usable(&id))
                 .min_by_key(pos);
             match site {
                 Some(s) => {
-                    self.repurposed.insert(s, b);
+                    self.repurposed.push((s, b));
                     s
                 }
                 None => {

@@ -191,9 +191,9 @@ impl ModuleScope<'_, '_> {
                 }
             }
             op::SpecConstantTrue | op::SpecConstantFalse
-                if ctx.constants.repurposed.contains_key(&w[2]) =>
+                if ctx.constants.repurposed(w[2]).is_some() =>
             {
-                let opcode = if ctx.constants.repurposed[&w[2]] {
+                let opcode = if ctx.constants.repurposed(w[2]) == Some(true) {
                     op::ConstantTrue
                 } else {
                     op::ConstantFalse

@@ -74,16 +74,8 @@ impl Piece {
 
 /// Appends `kind` pieces for `range` to `list`, merging with the last
 /// piece when it is of that kind and ends where `range` starts.
-fn lay_down(list: &mut Vec<Piece>, kind: Kind, range: Range<usize>) {
-    lay_down_after(list, 0, kind, range);
-}
-
-/// [`lay_down`], merging only into pieces at or after `floor`: an edit
-/// list starts at its own first piece and never extends the list before
-/// it, which may be laid down elsewhere (or not at all).
-fn lay_down_after(list: &mut Vec<Piece>, floor: usize, kind: Kind, mut range: Range<usize>) {
-    if list.len() > floor
-        && let Some(last) = list.last_mut()
+fn lay_down(list: &mut Vec<Piece>, kind: Kind, mut range: Range<usize>) {
+    if let Some(last) = list.last_mut()
         && last.kind() == kind
         && last.start() + last.len() == range.start
         && !range.is_empty()
@@ -92,6 +84,12 @@ fn lay_down_after(list: &mut Vec<Piece>, floor: usize, kind: Kind, mut range: Ra
         *last = Piece::new(kind, last.start(), last.len() + n);
         range.start += n;
     }
+    push_pieces(list, kind, range);
+}
+
+/// Appends `kind` pieces for `range` to `list` without merging: as many as
+/// it takes (a piece holds at most [`MAX_LEN`] words).
+fn push_pieces(list: &mut Vec<Piece>, kind: Kind, mut range: Range<usize>) {
     while !range.is_empty() {
         let n = range.len().min(MAX_LEN);
         list.push(Piece::new(kind, range.start, n));
@@ -172,23 +170,20 @@ impl Pieces {
     /// are copied; its input spans stay ranges of the input.
     pub(super) fn add_function(&mut self, spans: &[Span], own: &[u32]) -> Range<usize> {
         let start = self.edits.len();
+        // (The rewrite merged its adjacent spans, and the list never
+        // extends the one before it, which may be laid down elsewhere or
+        // not at all: nothing to merge.)
         for span in spans {
             let range = span.start..span.start + span.len;
             if span.own {
-                self.push_own(start, &own[range]);
+                let at = self.own.len();
+                self.own.extend_from_slice(&own[range]);
+                push_pieces(&mut self.edits, Kind::Own, at..self.own.len());
             } else {
-                lay_down_after(&mut self.edits, start, Kind::Input, range);
+                push_pieces(&mut self.edits, Kind::Input, range);
             }
         }
         start..self.edits.len()
-    }
-
-    /// Appends `words` to the own buffer as part of the edit list being
-    /// made, which begins at `list` in [`Pieces::edits`].
-    fn push_own(&mut self, list: usize, words: &[u32]) {
-        let start = self.own.len();
-        self.own.extend_from_slice(words);
-        lay_down_after(&mut self.edits, list, Kind::Own, start..self.own.len());
     }
 
     /// The words of the rewritten function whose edit list is `edits`,

@@ -386,7 +386,7 @@ impl<'w> Prepared<'w> {
         }
         functions_removed.sort();
         for site in ctx.site_value.ids() {
-            if !ctx.constants.repurposed.contains_key(&site) {
+            if ctx.constants.repurposed(site).is_none() {
                 removed_ids.insert(site);
             }
         }

@@ -149,10 +149,6 @@ pub(super) struct Buffers {
     /// The results of logic instructions and phis, from the header walk.
     tracked: Vec<(u32, usize)>,
     live: Vec<bool>,
-    work: Vec<u32>,
-    /// [`keeps_input_order`]'s marks.
-    reached: Vec<bool>,
-    entered: Vec<bool>,
 }
 
 /// Reads the function in `words[start..end]` into `bufs`: what does not
@@ -199,9 +195,6 @@ pub(super) fn rewrite_read(
     reach(ctx, bufs)?;
     check_live(words, bufs)?;
     plan_phis(words, ctx, words[start + 2], bufs)?;
-    if !keeps_input_order(bufs) {
-        return None;
-    }
     Some(emit(words, start, end, end - 1, bufs, emitted))
 }
 
@@ -591,35 +584,43 @@ fn condition(ctx: &Context<'_>, bufs: &Buffers, cond: u32) -> Option<Val> {
 
 /// Marks the blocks the entry reaches, folding each conditional branch on
 /// a constant: the executable blocks of the full rewrite's propagation.
+/// One pass in block order, as a block is reached only from an earlier
+/// one when each live block follows its dominator in the input order (the
+/// full rewrite then keeps that order). `None` at a block reached only
+/// through a kept edge going back (the order would change) and at a
+/// condition the full rewrite would not see as a constant or unknowable.
 #[inline(never)]
 fn reach(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
     let n = bufs.blocks.len();
     bufs.live.clear();
     bufs.live.resize(n, false);
-    bufs.work.clear();
-    for b in bufs.blocks.iter_mut() {
-        b.decided = NONE;
-    }
     bufs.live[0] = true;
-    bufs.work.push(0);
-    while let Some(b) = bufs.work.pop() {
-        let blk = bufs.blocks[b as usize];
+    for b in 0..n {
+        bufs.blocks[b].decided = NONE;
+        if !bufs.live[b] {
+            continue;
+        }
+        let blk = bufs.blocks[b];
         let targets = match blk.exit {
             Exit::Leave => [NONE, NONE],
             Exit::Branch => [blk.t, NONE],
             Exit::Conditional => match condition(ctx, bufs, blk.cond)? {
                 Val::Const(c) => {
                     let keep = if c { blk.t } else { blk.e };
-                    bufs.blocks[b as usize].decided = keep;
+                    bufs.blocks[b].decided = keep;
                     [keep, NONE]
                 }
                 _ => [blk.t, blk.e],
             },
         };
         for t in targets.into_iter().filter(|&t| t != NONE) {
-            if !bufs.live[t as usize] {
-                bufs.live[t as usize] = true;
-                bufs.work.push(t);
+            let t = t as usize;
+            if t > b {
+                bufs.live[t] = true;
+            } else if !bufs.live[t] {
+                // (Blocks up to `b` are settled: `t` is reached, if at
+                // all, only through a later block.)
+                return None;
             }
         }
     }
@@ -745,45 +746,6 @@ fn folded(bufs: &Buffers, x: u32) -> Option<u32> {
     }
 }
 
-/// True when every live block follows its dominator in the input order
-/// (the full rewrite then keeps that order): reached from the entry by
-/// kept edges that only go forward, or not entered at all.
-#[inline(never)]
-fn keeps_input_order(bufs: &mut Buffers) -> bool {
-    let n = bufs.blocks.len();
-    let Buffers {
-        blocks,
-        live,
-        reached,
-        entered,
-        ..
-    } = bufs;
-    reached.clear();
-    reached.resize(n, false);
-    entered.clear();
-    entered.resize(n, false);
-    reached[0] = true;
-    for (b, blk) in blocks.iter().enumerate() {
-        if !live[b] {
-            continue;
-        }
-        let targets = match (blk.decided, blk.exit) {
-            (NONE, Exit::Conditional) => [blk.t, blk.e],
-            (NONE, Exit::Branch) => [blk.t, NONE],
-            (NONE, Exit::Leave) => [NONE, NONE],
-            (d, _) => [d, NONE],
-        };
-        for t in targets.into_iter().filter(|&t| t != NONE) {
-            let t = t as usize;
-            entered[t] = true;
-            if reached[b] && t > b {
-                reached[t] = true;
-            }
-        }
-    }
-    (1..n).all(|b| !live[b] || reached[b] || !entered[b])
-}
-
 /// Writes the rewrite: the live blocks as they are, but for each folded
 /// branch (an `OpBranch` of the rewrite's own) and each logic instruction
 /// that became a constant (gone); then the ids of what went.
@@ -811,8 +773,10 @@ fn emit(
             out.blocks_removed += 1;
             continue;
         }
-        out.callees
-            .extend_from_slice(&bufs.callees[range(blk.callees)]);
+        // (A push each: a block has a call or two, too few for a copy.)
+        for &callee in &bufs.callees[range(blk.callees)] {
+            out.callees.push(callee);
+        }
         let mut run = blk.label_at;
         for &(at, block, mark) in &bufs.marks[range(blk.marks)] {
             let iw = &words[at..at + (words[at] >> 16) as usize];
@@ -824,7 +788,12 @@ fn emit(
         }
         if blk.decided != NONE {
             out.take_input(run..blk.term_at);
-            out.write(op::Branch, [blocks[blk.decided as usize].label]);
+            let own = out.own.len();
+            out.own.extend([
+                header_word(2, op::Branch),
+                blocks[blk.decided as usize].label,
+            ]);
+            out.take_own(own);
             out.branches_folded += 1;
             run = blk.end;
         }
@@ -834,8 +803,9 @@ fn emit(
     for (b, blk) in blocks.iter().enumerate() {
         if !bufs.live[b] {
             out.removed_ids.push(blk.label);
-            out.removed_ids
-                .extend_from_slice(&bufs.results[range(blk.results)]);
+            for &id in &bufs.results[range(blk.results)] {
+                out.removed_ids.push(id);
+            }
         }
     }
     out.removed_ids = exact_copy(&mut out.removed_ids, &mut emitted.removed_ids);

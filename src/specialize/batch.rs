@@ -129,7 +129,7 @@ fn group_outputs(
     // (Each thread's scratch storage serves all its functions.)
     let by_function = map_parallel_with(
         predicated.len(),
-        function::Scratch::default,
+        PhaseOneScratch::default,
         // (`names` holds one name for each of `predicated`, in order.)
         |scratch, i| {
             rewrite_for_all(
@@ -212,8 +212,14 @@ fn rewrite_for_all(
     name: &str,
     contexts: &[Option<&Context<'_>>],
     varying: Option<&IdSet>,
-    scratch: &mut function::Scratch,
+    scratch: &mut PhaseOneScratch,
 ) -> FunctionRewrites {
+    let PhaseOneScratch {
+        function: scratch,
+        ids,
+        views,
+        made,
+    } = scratch;
     let (m, f) = (&prepared.m, &prepared.m.functions[k]);
     let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
         return contexts.iter().map(|_| None).collect();
@@ -231,24 +237,23 @@ fn rewrite_for_all(
     }))
     .unwrap_or(false);
     let mut decoded: Option<Result<function::Func<'_>>> = None;
-    let mut ids: Vec<u32> = m.words[f.start..f.end]
-        .iter()
-        .copied()
-        .filter(|&w| varying.contains(w))
-        .collect();
+    ids.clear();
+    ids.extend(
+        m.words[f.start..f.end]
+            .iter()
+            .copied()
+            .filter(|&w| varying.contains(w)),
+    );
     ids.sort_unstable();
     ids.dedup();
-    // The views met so far, back to back (`ids.len()` entries each), and
-    // each one's rewrite.
-    let mut views: Vec<(Option<Val>, Option<Replacement>)> =
-        Vec::with_capacity(ids.len() * contexts.len());
-    let mut made: Vec<Result<Arc<Rewritten>>> = Vec::new();
-    contexts
+    views.clear();
+    made.clear();
+    let rewrites = contexts
         .iter()
         .map(|c| {
             let ctx = (*c)?;
             let at = views.len();
-            ctx.view(&ids, &mut views);
+            ctx.view(ids, views);
             let (seen, view) = views.split_at(at);
             let met = match ids.len() {
                 0 => (!made.is_empty()).then_some(0),
@@ -273,5 +278,20 @@ fn rewrite_for_all(
             made.push(r.clone());
             Some(r)
         })
-        .collect()
+        .collect();
+    made.clear();
+    rewrites
+}
+
+/// Storage a thread of phase 1 ([`rewrite_for_all`]) reuses from function
+/// to function.
+#[derive(Default)]
+struct PhaseOneScratch {
+    function: function::Scratch,
+    /// The ids of the function's words in [`Context::varying`], sorted.
+    ids: Vec<u32>,
+    /// The views met so far, back to back (`ids.len()` entries each).
+    views: Vec<(Option<Val>, Option<Replacement>)>,
+    /// The rewrite of each view met.
+    made: Vec<Result<Arc<Rewritten>>>,
 }

@@ -427,10 +427,11 @@ impl<'a> Context<'a> {
     /// same rewrite of the function (before its constants are chosen).
     /// (Appended to `out`.)
     pub(super) fn view(&self, ids: &[u32], out: &mut Vec<(Option<Val>, Option<Replacement>)>) {
-        out.extend(
-            ids.iter()
-                .map(|&id| (self.global_val(id), self.replacement(id))),
-        );
+        // (A site, most of them, answers both at once.)
+        out.extend(ids.iter().map(|&id| match self.site_value.get(id) {
+            Some(b) => (Some(Val::Const(b)), Some(Replacement::Constant(b))),
+            None => (self.global_val(id), self.replacement(id)),
+        }));
     }
 
     /// False when [`Context::replacement`] of `id` is certainly `None`: a

@@ -75,8 +75,9 @@ struct Block {
     term_at: usize,
     end: usize,
     exit: Exit,
-    /// The branch condition (conditional exits).
+    /// The branch condition (conditional exits), and what it reads.
     cond: u32,
+    test: Source,
     /// Targets: labels after the read, blocks once resolved.
     t: u32,
     e: u32,
@@ -95,7 +96,26 @@ struct Block {
 struct Logic {
     at: usize,
     block: u32,
+    opcode: u16,
+    /// What its operands read (one for `OpLogicalNot`).
+    reads: [Source; 2],
     value: Val,
+}
+
+/// What a logic operand or a branch condition reads, as far as the
+/// predicates' values do not matter (found once, by [`resolve`]).
+#[derive(Clone, Copy)]
+enum Source {
+    /// The result of the logic instruction of this index, this id.
+    Logic(usize, u32),
+    /// A value no predicate decides: a module-scope constant, or the id
+    /// itself (or varying, for a condition).
+    Fixed(Val),
+    /// The module-scope value of this id, which the predicates decide: a
+    /// constant, or nothing the quick way takes.
+    Decided(u32),
+    /// Nothing the quick way takes (for a condition: in a live block).
+    Refused,
 }
 
 /// What becomes of a phi of a live block.
@@ -115,7 +135,23 @@ enum PhiPlan {
 struct Phi {
     at: usize,
     block: u32,
+    /// Its pairs in [`Buffers::pairs`]: where they begin and end.
+    pairs: (u32, u32),
     plan: PhiPlan,
+}
+
+/// A phi's pair, as far as the predicates' values do not matter (found
+/// by [`resolve`]).
+#[derive(Clone, Copy)]
+struct Pair {
+    value: u32,
+    /// The block of the parent ([`NONE`]: the parent is no block).
+    from: u32,
+    /// The value is a logic result, a phi, a predicate or a module-scope
+    /// value the lattice knows: the quick way does not take it.
+    refused: bool,
+    /// The value is the function's own (defined in it, or its id).
+    local: bool,
 }
 
 /// An instruction the emit looks at, in the order of the function.
@@ -137,6 +173,8 @@ pub(super) struct Buffers {
     blocks: Vec<Block>,
     logic: Vec<Logic>,
     phis: Vec<Phi>,
+    /// The pairs of every phi, phi after phi.
+    pairs: Vec<Pair>,
     /// `(word index, block, what)` of the instructions the emit looks at.
     marks: Vec<(usize, u32, Mark)>,
     /// How many phis of live blocks fold ([`PhiPlan::Fold`]).
@@ -177,7 +215,7 @@ pub(super) fn read_function(
     }
     read(words, ctx, first, end_at, bound, bufs)?;
     own_header_stays(&words[start..first], ctx, bound, &bufs.ids)?;
-    resolve(bufs)
+    resolve(words, ctx, start, bufs)
 }
 
 /// The rewrite for `ctx`'s values of the function [`read_function`] read
@@ -191,10 +229,10 @@ pub(super) fn rewrite_read(
     bufs: &mut Buffers,
     emitted: &mut Emitted,
 ) -> Option<Rewritten> {
-    evaluate(words, ctx, bufs)?;
+    evaluate(ctx, bufs)?;
     reach(ctx, bufs)?;
-    check_live(words, bufs)?;
-    plan_phis(words, ctx, words[start + 2], bufs)?;
+    check_live(bufs)?;
+    plan_phis(words, bufs)?;
     Some(emit(words, start, end, end - 1, bufs, emitted))
 }
 
@@ -358,6 +396,7 @@ fn read(
                     cond: 0,
                     t: NONE,
                     e: NONE,
+                    test: Source::Refused,
                     decided: NONE,
                     callees: (callees.len() as u32, 0),
                     results: (results.len() as u32, 0),
@@ -410,6 +449,7 @@ fn read(
                 phis.push(Phi {
                     at,
                     block,
+                    pairs: (0, 0),
                     plan: PhiPlan::Keep,
                 });
             }
@@ -430,6 +470,8 @@ fn read(
                 logic.push(Logic {
                     at,
                     block,
+                    opcode,
+                    reads: [Source::Refused; 2],
                     value: Val::Top,
                 });
             }
@@ -490,20 +532,88 @@ fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMa
     (stays(ty) && stays(id) && stays(fn_ty) && ids.get(&id).is_none()).then_some(())
 }
 
-/// Resolves branch targets to blocks of the function.
+/// Resolves branch targets to blocks of the function, and finds what
+/// each logic operand and branch condition reads ([`Source`]). `None` for
+/// a logic instruction that reads a later logic result, a phi or a
+/// module-scope value that is never a constant, as [`evaluate`] would
+/// find for any values.
 #[inline(never)]
-fn resolve(bufs: &mut Buffers) -> Option<()> {
-    let ids = &bufs.ids;
+fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -> Option<()> {
+    let Buffers {
+        ids,
+        blocks,
+        logic,
+        phis,
+        pairs,
+        ..
+    } = bufs;
     let block_of = |label: u32| match ids.get(&label) {
         Some(&v) if v & 3 == LABEL => Some((v >> 2) as u32),
         _ => None,
     };
-    for b in bufs.blocks.iter_mut() {
+    // Any id but a logic result or a phi, as the lattice reads it: a
+    // module-scope value (even where a function redefines its id), else
+    // itself (`unknown`).
+    let other = |x: u32, unknown: Val| {
+        if ctx.may_replace(x) {
+            return Source::Decided(x);
+        }
+        match ctx.global_val(x) {
+            Some(v @ Val::Const(_)) => Source::Fixed(v),
+            Some(_) => Source::Refused,
+            None => Source::Fixed(unknown),
+        }
+    };
+    for b in blocks.iter_mut() {
         if b.t != NONE {
             b.t = block_of(b.t)?;
         }
         if b.e != NONE {
             b.e = block_of(b.e)?;
+        }
+        if let Exit::Conditional = b.exit {
+            b.test = match ids.get(&b.cond).map(|&v| (v & 3, v >> 2)) {
+                Some((LOGIC, i)) => Source::Logic(i, b.cond),
+                Some((PHI, _)) => Source::Refused,
+                _ => other(b.cond, Val::Varying),
+            };
+        }
+    }
+    let own_id = words[start + 2];
+    pairs.clear();
+    for phi in phis.iter_mut() {
+        let w = &words[phi.at..phi.at + (words[phi.at] >> 16) as usize];
+        let first = pairs.len() as u32;
+        for pair in w[3..].chunks(2) {
+            let (value, parent) = (pair[0], pair[1]);
+            let tracked = ids.get(&value).is_some_and(|&x| x & 3 >= LOGIC);
+            pairs.push(Pair {
+                value,
+                from: block_of(parent).unwrap_or(NONE),
+                refused: tracked || ctx.may_replace(value) || ctx.global_val(value).is_some(),
+                local: value == own_id || ids.get(&value).is_some(),
+            });
+        }
+        phi.pairs = (first, pairs.len() as u32);
+    }
+    for j in 0..logic.len() {
+        let w = &words[logic[j].at..];
+        let operands = if logic[j].opcode == op::LogicalNot {
+            1
+        } else {
+            2
+        };
+        for k in 0..operands {
+            let x = w[3 + k];
+            logic[j].reads[k] = match ids.get(&x).map(|&v| (v & 3, v >> 2)) {
+                // (A later logic result, or a phi: never known here.)
+                Some((LOGIC, i)) if i < j => Source::Logic(i, x),
+                Some((LOGIC | PHI, _)) => return None,
+                _ => match other(x, Val::Same(x)) {
+                    Source::Refused => return None,
+                    s => s,
+                },
+            };
         }
     }
     Some(())
@@ -511,48 +621,43 @@ fn resolve(bufs: &mut Buffers) -> Option<()> {
 
 /// The value of every logic instruction, as the full rewrite's lattice
 /// finds it where its operands' blocks run: a constant, or varying. `None`
-/// for a logic result that folds to another id, reads a later logic
-/// result or a phi, or reads a predicate and stays varying.
+/// for a logic result that folds to another id, or reads a predicate and
+/// stays varying.
 #[inline(never)]
-fn evaluate(words: &[u32], ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
-    let Buffers { ids, logic, .. } = bufs;
+fn evaluate(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
+    let logic = &mut bufs.logic;
     for j in 0..logic.len() {
-        let w = &words[logic[j].at..];
-        let opcode = w[0] as u16;
+        let Logic { opcode, reads, .. } = logic[j];
         let mut watched = false;
-        let mut operand = |x: u32| -> Option<Val> {
-            match ids.get(&x).map(|&v| (v & 3, v >> 2)) {
+        let mut operand = |source: Source| -> Option<Val> {
+            match source {
                 // (A varying result stands for itself, as in the lattice.)
-                Some((LOGIC, i)) if i < j => match logic[i].value {
+                Source::Logic(i, x) => match logic[i].value {
                     Val::Varying => Some(Val::Same(x)),
                     v => {
                         watched = true;
                         Some(v)
                     }
                 },
-                Some((LOGIC | PHI, _)) => None,
-                // Any other id as the lattice sees it: a module-scope
-                // constant (even where a function redefines its id, as
-                // the lattice reads it), else itself.
-                _ => match ctx.global_val(x) {
+                Source::Fixed(v) => Some(v),
+                Source::Decided(x) => match ctx.global_val(x) {
                     Some(v @ Val::Const(_)) => {
-                        watched |= ctx.may_replace(x);
+                        watched = true;
                         Some(v)
                     }
-                    Some(_) => None,
-                    None if ctx.may_replace(x) => None,
-                    None => Some(Val::Same(x)),
+                    _ => None,
                 },
+                Source::Refused => None,
             }
         };
-        let a = operand(w[3])?;
+        let a = operand(reads[0])?;
         let value = if opcode == op::LogicalNot {
             match a {
                 Val::Const(x) => Val::Const(!x),
                 _ => Val::Varying,
             }
         } else {
-            meet_logic(opcode, a, operand(w[4])?)
+            meet_logic(opcode, a, operand(reads[1])?)
         };
         match value {
             Val::Const(_) => {}
@@ -565,20 +670,19 @@ fn evaluate(words: &[u32], ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> 
     Some(())
 }
 
-/// The value of the condition `cond` of a branch: a constant folds it.
-/// `None` when the full rewrite would see anything but a constant or a
-/// value it cannot know.
-#[inline(never)]
-fn condition(ctx: &Context<'_>, bufs: &Buffers, cond: u32) -> Option<Val> {
-    match bufs.ids.get(&cond).map(|&v| (v & 3, v >> 2)) {
-        Some((LOGIC, i)) => Some(bufs.logic[i].value),
-        Some((PHI, _)) => None,
-        _ => match ctx.global_val(cond) {
+/// The value of a branch condition that reads `test`: a constant folds
+/// it. `None` when the full rewrite would see anything but a constant or
+/// a value it cannot know.
+#[inline]
+fn condition(ctx: &Context<'_>, bufs: &Buffers, test: Source) -> Option<Val> {
+    match test {
+        Source::Logic(i, _) => Some(bufs.logic[i].value),
+        Source::Fixed(v) => Some(v),
+        Source::Decided(x) => match ctx.global_val(x) {
             Some(v @ Val::Const(_)) => Some(v),
-            Some(_) => None,
-            None if ctx.may_replace(cond) => None,
-            None => Some(Val::Varying),
+            _ => None,
         },
+        Source::Refused => None,
     }
 }
 
@@ -604,7 +708,7 @@ fn reach(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
         let targets = match blk.exit {
             Exit::Leave => [NONE, NONE],
             Exit::Branch => [blk.t, NONE],
-            Exit::Conditional => match condition(ctx, bufs, blk.cond)? {
+            Exit::Conditional => match condition(ctx, bufs, blk.test)? {
                 Val::Const(c) => {
                     let keep = if c { blk.t } else { blk.e };
                     bufs.blocks[b].decided = keep;
@@ -643,28 +747,19 @@ fn kept_edge(bufs: &Buffers, from: usize, to: u32) -> bool {
 /// reads logic results of live blocks only, and a branch condition is
 /// such a result.
 #[inline(never)]
-fn check_live(words: &[u32], bufs: &Buffers) -> Option<()> {
-    let logic_block = |x: u32| match bufs.ids.get(&x) {
-        Some(&v) if v & 3 == LOGIC => Some(bufs.logic[v >> 2].block),
-        _ => None,
+fn check_live(bufs: &Buffers) -> Option<()> {
+    let (logic, live) = (&bufs.logic, &bufs.live);
+    let reads_dead = |source: Source| match source {
+        Source::Logic(i, _) => !live[logic[i].block as usize],
+        _ => false,
     };
-    for l in &bufs.logic {
-        if !bufs.live[l.block as usize] {
-            continue;
-        }
-        let w = &words[l.at..l.at + (words[l.at] >> 16) as usize];
-        if w[3..]
-            .iter()
-            .any(|&x| logic_block(x).is_some_and(|b| !bufs.live[b as usize]))
-        {
+    for l in logic {
+        if live[l.block as usize] && l.reads.into_iter().any(reads_dead) {
             return None;
         }
     }
     for (b, blk) in bufs.blocks.iter().enumerate() {
-        if bufs.live[b]
-            && matches!(blk.exit, Exit::Conditional)
-            && logic_block(blk.cond).is_some_and(|d| !bufs.live[d as usize])
-        {
+        if live[b] && matches!(blk.exit, Exit::Conditional) && reads_dead(blk.test) {
             return None;
         }
     }
@@ -676,49 +771,46 @@ fn check_live(words: &[u32], bufs: &Buffers) -> Option<()> {
 /// dropped, or folded into the one value left (a value reached on several
 /// edges only when it is not the function's own: [`PhiPlan`]). `None` for
 /// a phi naming a parent that is no block, reading a logic result, a phi,
-/// a constant or a value the rewrite changes, or left with no edge; and
-/// for a reader of a folded phi without a flat layout. `own_id` is the
-/// function's id.
+/// a constant or a value the rewrite changes on a kept edge ([`Pair`]),
+/// or left with no edge; and for a reader of a folded phi without a flat
+/// layout.
 #[inline(never)]
-fn plan_phis(words: &[u32], ctx: &Context<'_>, own_id: u32, bufs: &mut Buffers) -> Option<()> {
+fn plan_phis(words: &[u32], bufs: &mut Buffers) -> Option<()> {
     bufs.folded_phis = 0;
     for j in 0..bufs.phis.len() {
-        let Phi { at, block, .. } = bufs.phis[j];
+        let Phi { block, pairs, .. } = bufs.phis[j];
         bufs.phis[j].plan = PhiPlan::Keep;
         if !bufs.live[block as usize] {
             continue;
         }
-        let w = &words[at..at + (words[at] >> 16) as usize];
-        let (mut kept, mut first, mut same) = (0, 0, true);
-        for pair in w[3..].chunks(2) {
-            let (v, parent) = (pair[0], pair[1]);
-            let from = match bufs.ids.get(&parent) {
-                Some(&p) if p & 3 == LABEL => p >> 2,
-                _ => return None,
-            };
-            if !kept_edge(bufs, from, block) {
+        let pairs = &bufs.pairs[pairs.0 as usize..pairs.1 as usize];
+        let (mut kept, mut first, mut local, mut same) = (0, 0, false, true);
+        for p in pairs {
+            if p.from == NONE {
+                return None;
+            }
+            if !kept_edge(bufs, p.from as usize, block) {
                 continue;
             }
-            let tracked = bufs.ids.get(&v).is_some_and(|&x| x & 3 >= LOGIC);
-            if tracked || ctx.may_replace(v) || ctx.global_val(v).is_some() {
+            if p.refused {
                 return None;
             }
             if kept == 0 {
-                first = v;
+                (first, local) = (p.value, p.local);
             }
-            same &= v == first;
+            same &= p.value == first;
             kept += 1;
         }
-        let local = first == own_id || bufs.ids.get(&first).is_some();
-        bufs.phis[j].plan = match kept {
+        let plan = match kept {
             0 => return None,
             _ if same && (kept == 1 || !local) => {
                 bufs.folded_phis += 1;
                 PhiPlan::Fold(first)
             }
-            k if 2 * k == w.len() - 3 => PhiPlan::Keep,
+            k if k == pairs.len() => PhiPlan::Keep,
             _ => PhiPlan::Drop,
         };
+        bufs.phis[j].plan = plan;
     }
     if bufs.folded_phis == 0 {
         return Some(());

@@ -21,8 +21,9 @@
 #   `specialize_many` call, each as a multiple of one target on that module.
 #
 # Modules come from examples/gen_module.rs (the shape of
-# tools/gen_bench.py) into a temporary directory on tmpfs; "calls" modules have
-# predicate arms calling imported intrinsics, "no calls" ones store values
+# tools/gen_bench.py) into a temporary directory on tmpfs (/dev/shm, where
+# there is one; TMPDIR overrides); "calls" modules have predicate arms
+# calling imported intrinsics, "no calls" ones store values
 # (spirv-opt's dead-branch pass crashes on the former). Takes about 5 minutes
 # on 2 cores. Usage: bash benches/run.sh   (RSPV_BENCH_KEEP=1 keeps the
 # temporary directory and prints its path.)
@@ -32,8 +33,7 @@ root=$PWD
 timeout_s=${SPIRV_OPT_TIMEOUT:-120}
 runs=5
 
-# Inputs and outputs on tmpfs, so that the disk does not hide the code:
-# /dev/shm where there is one (TMPDIR overrides).
+# (On tmpfs, so that the disk does not hide the code.)
 scratch=/tmp
 [[ -d /dev/shm && -w /dev/shm ]] && scratch=/dev/shm
 tmp=$(mktemp -d "${TMPDIR:-$scratch}/rspv-bench.XXXXXX")

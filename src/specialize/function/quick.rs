@@ -534,10 +534,9 @@ fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMa
 
 /// Resolves branch targets to blocks of the function, and finds what
 /// each logic operand and branch condition reads ([`Source`]) and what
-/// each phi pair is ([`Pair`]). `None` for
-/// a logic instruction that reads a later logic result, a phi or a
-/// module-scope value that is never a constant, as [`evaluate`] would
-/// find for any values.
+/// each phi pair is ([`Pair`]). `None` for a logic instruction that reads
+/// a later logic result, a phi or a module-scope value that is never a
+/// constant, as [`evaluate`] would find for any values.
 #[inline(never)]
 fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -> Option<()> {
     let Buffers {

@@ -64,13 +64,7 @@ fn target(id: &str) -> Target<'static> {
 /// Every processor the tables know, as targets.
 fn all_targets() -> &'static [Target<'static>] {
     static ALL: OnceLock<Vec<Target<'static>>> = OnceLock::new();
-    ALL.get_or_init(|| {
-        tables()
-            .processors()
-            .iter()
-            .map(|p| target(&p.name))
-            .collect()
-    })
+    ALL.get_or_init(|| tables().processor_names().map(target).collect())
 }
 
 /// A module by name, generated on first use and kept for the process.

@@ -61,9 +61,8 @@ fn run_once(target: &str, bytes: &[u8]) -> Result<usize, Box<dyn std::error::Err
     let tables = ArchTables::embedded();
     if target == "all" {
         let targets = tables
-            .processors()
-            .iter()
-            .map(|p| tables.target(&p.name))
+            .processor_names()
+            .map(|name| tables.target(name))
             .collect::<Result<Vec<_>, _>>()?;
         let mut words = 0;
         for out in specialize_many(bytes, &targets, &Options::default())? {

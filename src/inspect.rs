@@ -51,10 +51,7 @@ impl Inspection {
         preds.sort_by_key(|p| p.spec_id);
         // Notes depend only on the name (a processor or feature no table
         // knows), so any processor tells them.
-        let any = tables
-            .processors()
-            .first()
-            .and_then(|p| tables.target(&p.name).ok());
+        let any = (tables.processor_names().next()).and_then(|name| tables.target(name).ok());
         preds
             .into_iter()
             .map(|p| {

@@ -130,6 +130,21 @@ impl ArchTables {
         })
     }
 
+    /// The canonical names of all processors, in file-name order (the
+    /// order of [`ArchTables::processors`]), without making the owned
+    /// [`Processor`] values: what a caller needs to resolve every target.
+    ///
+    /// ```
+    /// use rspv_specialize::ArchTables;
+    /// let tables = ArchTables::embedded();
+    /// let names: Vec<&str> = tables.processor_names().collect();
+    /// assert_eq!(names.len(), 61);
+    /// assert!(names.iter().zip(tables.processors()).all(|(n, p)| *n == p.name));
+    /// ```
+    pub fn processor_names(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        self.index.processors.iter().map(|e| e.name.as_ref())
+    }
+
     /// The processor with this canonical name or alias.
     pub fn processor(&self, name: &str) -> Option<&Processor> {
         self.processor_index(name).map(|i| &self.processors()[i])

@@ -170,7 +170,7 @@ pub fn specialize_words(
 /// ```
 /// use rspv_specialize::{ArchTables, Options, specialize_many};
 /// let tables = ArchTables::embedded();
-/// let targets: Vec<_> = tables.processors().iter().map(|p| tables.target(&p.name).unwrap()).collect();
+/// let targets: Vec<_> = tables.processor_names().map(|n| tables.target(n).unwrap()).collect();
 /// let input = std::fs::read("tests/golden/dispatch-chain/input.spv").unwrap();
 /// let outs = specialize_many(&input, &targets, &Options::default()).unwrap();
 /// assert_eq!(outs.len(), targets.len());

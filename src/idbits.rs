@@ -3,10 +3,11 @@
 //!
 //! The sets of ids a run removes are filled as the run goes and asked
 //! about for every module-scope instruction. Ids are small integers below
-//! the module's bound, so a bit each is the cheapest form; the bits grow to
-//! the largest id inserted, and only up to a limit tied to the module's
-//! size (a hostile bound or id must not make us allocate gigabytes): ids
-//! past it go to a hash set.
+//! the module's bound, so a bit each is the cheapest form. The bits are
+//! allocated zeroed, all at once, up to a limit tied to the module's size
+//! (a hostile bound or id must not make us allocate gigabytes), so an
+//! insertion never grows them; the pages of a large set cost memory only
+//! once a bit on them is set. Ids past the limit go to a hash set.
 
 use crate::fastmap::Set as HashSet;
 
@@ -26,9 +27,11 @@ impl IdBits {
     /// word (at most a word of bits per module word).
     pub(crate) fn new(bound: u32, module_words: usize) -> IdBits {
         let per_words = u32::try_from(module_words.saturating_mul(32)).unwrap_or(u32::MAX);
+        let limit = bound.min(per_words);
         IdBits {
-            bits: Vec::new(),
-            limit: bound.min(per_words),
+            // (Zeroed pages cost no memory until a bit on them is set.)
+            bits: vec![0; (limit as usize).div_ceil(64)],
+            limit,
             far: HashSet::default(),
         }
     }
@@ -38,9 +41,6 @@ impl IdBits {
     pub(crate) fn insert(&mut self, id: u32) -> bool {
         if id < self.limit {
             let k = id as usize / 64;
-            if k >= self.bits.len() {
-                self.bits.resize(k + 1, 0);
-            }
             let bit = 1 << (id % 64);
             let new = self.bits[k] & bit == 0;
             self.bits[k] |= bit;

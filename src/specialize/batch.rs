@@ -152,7 +152,9 @@ fn group_outputs(
             column.push(row.next().flatten());
         }
     }
-    // Phase 2, by group: constants, sweep, output.
+    // Phase 2, by group: constants, sweep (going on from the walk all
+    // groups share), output.
+    let fixed = prepared.fixed_reach(a);
     let work: Vec<Mutex<Option<GroupWork<'_>>>> = begun
         .into_iter()
         .zip(columns)
@@ -183,7 +185,7 @@ fn group_outputs(
                 },
             )?;
             ctx.constants = constants;
-            prepared.finish(a, ctx, rewrites, report)
+            prepared.finish(a, ctx, rewrites, report, Some(&fixed))
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
         .map(|out| {

@@ -108,6 +108,8 @@ pub(super) struct Pieces {
     edits: Vec<Piece>,
     /// The output in order.
     pieces: Vec<Piece>,
+    /// How many words the pieces laid down hold.
+    len: usize,
 }
 
 /// How many used-up edit-list pieces [`Output::into_specialized`] lets
@@ -142,6 +144,7 @@ impl Pieces {
 
     /// Lays down `input[range]`.
     pub(super) fn input(&mut self, range: Range<usize>) {
+        self.len += range.len();
         lay_down(&mut self.pieces, Kind::Input, range);
     }
 
@@ -149,6 +152,7 @@ impl Pieces {
     /// `start`.
     pub(super) fn own_since(&mut self, start: usize) {
         let end = self.own.len();
+        self.len += end - start;
         lay_down(&mut self.pieces, Kind::Own, start..end);
     }
 
@@ -158,6 +162,10 @@ impl Pieces {
         if edits.is_empty() {
             return;
         }
+        self.len += self.edits[edits.clone()]
+            .iter()
+            .map(|p| p.len())
+            .sum::<usize>();
         // Edit lists are never merged: each is its own piece.
         self.pieces
             .push(Piece::new(Kind::Edits, edits.start, edits.len()));
@@ -201,6 +209,7 @@ impl Pieces {
             own: self.own,
             edits: self.edits,
             pieces: self.pieces,
+            len: self.len,
             endian,
             report,
         }
@@ -226,6 +235,8 @@ pub struct Output<'w> {
     own: Vec<u32>,
     edits: Vec<Piece>,
     pieces: Vec<Piece>,
+    /// The module's length in words.
+    len: usize,
     endian: Endian,
     report: Report,
 }
@@ -245,15 +256,23 @@ impl<'w> Output<'w> {
 
     /// The module's length in words.
     pub fn len_words(&self) -> usize {
-        self.chunks().map(<[u32]>::len).sum()
+        debug_assert_eq!(self.len, self.chunks().map(<[u32]>::len).sum::<usize>());
+        self.len
     }
 
     /// The module's words in one buffer of exactly their size.
     pub fn to_words(&self) -> Vec<u32> {
         let mut words = Vec::with_capacity(self.len_words());
         crate::huge_pages::advise(&mut words);
-        for chunk in self.chunks() {
-            words.extend_from_slice(chunk);
+        // (Loops, not `chunks`: a flattening iterator costs more a piece.)
+        for top in &self.pieces {
+            let list = match top.kind() {
+                Kind::Edits => &self.edits[top.range()],
+                _ => std::slice::from_ref(top),
+            };
+            for &p in list {
+                words.extend_from_slice(slice(self.input, &self.own, p));
+            }
         }
         words
     }
@@ -409,6 +428,7 @@ mod tests {
         let mut p = Pieces::default();
         p.own().extend([1, 2, 3, 4, 5, 6, 7]);
         for (own, input) in [(5..7, 0..1), (0..3, 1..1), (0..3, 2..3), (2..6, 3..3)] {
+            p.len += own.len();
             lay_down(&mut p.pieces, Kind::Own, own);
             p.input(input);
         }
@@ -459,6 +479,7 @@ mod tests {
             own: out.own.clone(),
             edits: out.edits.clone(),
             pieces: out.pieces.clone(),
+            len: out.len,
             endian: out.endian,
             report: Report::default(),
         };

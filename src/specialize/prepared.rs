@@ -19,6 +19,7 @@ use super::context::{Constants, Context};
 use super::lattice::Val;
 use super::output::{Output, Pieces};
 use super::parallel::internal;
+use super::sweep::FixedReach;
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
 
@@ -136,7 +137,7 @@ impl<'w> Prepared<'w> {
             }
         };
         ctx.constants = constants;
-        self.finish(a, ctx, rewrites, report)
+        self.finish(a, ctx, rewrites, report, None)
     }
 
     /// The context of one set of predicate values, in table order (every
@@ -164,9 +165,10 @@ impl<'w> Prepared<'w> {
         mut ctx: Context<'_>,
         mut rewrites: Rewrites,
         mut report: Report,
+        fixed: Option<&FixedReach>,
     ) -> Result<Output<'w>> {
         let m = &self.m;
-        let dead = self.dead_functions(a, &rewrites);
+        let dead = self.dead_functions(a, &rewrites, fixed);
         let is_dead = |id: u32| a.place(id).is_some_and(|k| dead[k]);
         self.check_unresolved(a, &ctx, &rewrites, &is_dead)?;
         // Module scope: rewrite readers (choosing the last replacement
@@ -181,10 +183,14 @@ impl<'w> Prepared<'w> {
         let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
         let mut pieces = std::mem::take(&mut rewrites.pieces);
-        let fate = |f: &FunctionRange| match rewrites.of(a, f.id) {
-            _ if is_dead(f.id) => emit::Fate::Removed,
-            Some(d) => emit::Fate::Rewritten(d.edits.clone()),
-            None => emit::Fate::Kept,
+        let fate = |f: &FunctionRange| {
+            // (The function's place, looked up once for both questions.)
+            let place = a.place(f.id);
+            match place.and_then(|k| rewrites.at(k)) {
+                _ if place.is_some_and(|k| dead[k]) => emit::Fate::Removed,
+                Some(d) => emit::Fate::Rewritten(d.edits.clone()),
+                None => emit::Fate::Kept,
+            }
         };
         let plan = emit::Plan {
             removed_ids: &removed_ids,
@@ -241,18 +247,23 @@ impl<'w> Prepared<'w> {
                 .next()
                 .ok_or_else(|| internal("internal error: a function name is missing"))?;
             let r = rewrite(k, f, ctx, name)?;
-            // Constants are chosen on first need, in module order.
-            own.clear();
-            own.extend_from_slice(&r.own);
-            for &(at, b) in &r.constant_uses {
-                own[at] = constants.choose(ctx, b);
+            // Constants are chosen on first need, in module order (most
+            // rewrites have none: their own words are kept as they are).
+            let with_constants = !r.constant_uses.is_empty();
+            if with_constants {
+                own.clear();
+                own.extend_from_slice(r.own());
+                for &(at, b) in &r.constant_uses {
+                    own[at] = constants.choose(ctx, b);
+                }
             }
             report.add_rewrite(&r);
             let kept = Kept {
                 id: f.id,
                 has_tracked_word: a.scan.has_tracked_word(k),
             };
-            rewrites.keep(a, kept, r, &own, self.words, &mut words)?;
+            let own = with_constants.then_some(&own[..]);
+            rewrites.keep(a, kept, r, own, self.words, &mut words)?;
         }
         report.functions_rewritten = Arc::clone(names);
         Ok(rewrites)
@@ -300,13 +311,37 @@ impl<'w> Prepared<'w> {
     }
 
     /// Functions no root reaches once the rewrites have dropped dead
-    /// calls, by place in `a.function_ids` ([`Analysis::place`]).
-    fn dead_functions(&self, a: &Analysis, rewrites: &Rewrites) -> Vec<bool> {
+    /// calls, by place in `a.function_ids` ([`Analysis::place`]); with
+    /// `fixed` ([`Prepared::fixed_reach`]), the walk goes on from there.
+    fn dead_functions(
+        &self,
+        a: &Analysis,
+        rewrites: &Rewrites,
+        fixed: Option<&FixedReach>,
+    ) -> Vec<bool> {
         let callees = |f: u32| match rewrites.of(a, f) {
             Some(d) => rewrites.callees(d),
             None => a.callees(f),
         };
-        sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees)
+        sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees, fixed)
+    }
+
+    /// The part of the dead-function walk that does not depend on the
+    /// predicates' values: from the roots through the input's call graph,
+    /// stopping at every function a predicate reaches (those
+    /// [`Prepared::rewrite_functions`] rewrites, whose calls may go). A
+    /// batch walks it once and each group goes on from it.
+    pub(super) fn fixed_reach(&self, a: &Analysis) -> FixedReach {
+        let mut rewritten = vec![false; a.function_ids.len()];
+        for (k, f) in self.m.functions.iter().enumerate() {
+            if a.scan.needs_rewrite(k)
+                && let Some(place) = a.place(f.id)
+            {
+                rewritten[place] = true;
+            }
+        }
+        let input = |f: u32| a.callees(f);
+        FixedReach::new(&a.function_ids, a.index(), &a.roots, &rewritten, &input)
     }
 
     /// Fails the run if a predicate value is still used where it cannot be
@@ -478,7 +513,8 @@ struct Kept {
 
 impl Rewrites {
     /// Keeps the rewrite `r` of function `f`, whose own words with their
-    /// constants are `own` (`input`: the module's words): its edit list,
+    /// constants are `own` (`None`: [`function::Rewritten::own`], when it
+    /// takes no constants; `input`: the module's words): its edit list,
     /// the ids it deleted, the callees it still calls and the tracked table
     /// ids it still mentions (`words` is scratch for their scan), and the
     /// uses it could not fold.
@@ -487,15 +523,16 @@ impl Rewrites {
         a: &Analysis,
         f: Kept,
         r: Arc<function::Rewritten>,
-        own: &[u32],
+        own: Option<&[u32]>,
         input: &[u32],
         words: &mut Vec<u32>,
     ) -> Result<()> {
-        let edits = self.pieces.add_function(&r.spans, own);
-        self.removed_ids.extend(r.removed_ids.iter().copied());
+        let own = own.unwrap_or(r.own());
+        let edits = self.pieces.add_function(r.spans(), own);
+        self.removed_ids.extend(r.removed_ids().iter().copied());
         let ids_start = self.ids.len();
-        self.ids.extend_from_slice(&r.callees);
-        let callees = r.callees.len();
+        self.ids.extend_from_slice(r.callees());
+        let callees = r.callees().len();
         // What the rewrite kept of the input are whole instructions of the
         // function: when none of its words is in the tracked set, only its
         // own words could bring one (most functions: no copy, no scan).
@@ -531,7 +568,13 @@ impl Rewrites {
     /// The rewrite of the function with id `f`, if it was rewritten (the
     /// last one of that id, when the module defines it twice).
     fn of(&self, a: &Analysis, f: u32) -> Option<&Done> {
-        let k = *self.by_place.get(a.place(f)?)?;
+        self.at(a.place(f)?)
+    }
+
+    /// The rewrite of the function at `place` ([`Analysis::place`]), if
+    /// it was rewritten.
+    fn at(&self, place: usize) -> Option<&Done> {
+        let k = *self.by_place.get(place)?;
         self.done.get(k as usize)
     }
 

@@ -90,23 +90,81 @@ fn reach_dense<'c>(
 ) -> Vec<bool> {
     let mut seen = vec![false; all.len()];
     let mut stack = Vec::new();
-    let mut visit = |id: u32, stack: &mut Vec<usize>| {
-        if let Some(k) = index.get(id)
-            && !seen[k]
-        {
-            seen[k] = true;
-            stack.push(k);
-        }
-    };
     for id in starts {
-        visit(id, &mut stack);
+        visit(index, id, &mut seen, &mut stack);
     }
+    walk(all, index, &mut seen, stack, callees, |_| false);
+    seen
+}
+
+/// Marks the place of function `id` in `seen` and stacks it, unless it
+/// has none or was marked before.
+#[inline(always)]
+fn visit(index: &IdIndex, id: u32, seen: &mut [bool], stack: &mut Vec<usize>) {
+    if let Some(k) = index.get(id)
+        && !seen[k]
+    {
+        seen[k] = true;
+        stack.push(k);
+    }
+}
+
+/// Marks in `seen` what the places on `stack` reach along `callees`, not
+/// walking on from the places `stop` holds; returns those, as met.
+#[inline(always)]
+fn walk<'c>(
+    all: &[u32],
+    index: &IdIndex,
+    seen: &mut [bool],
+    mut stack: Vec<usize>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+    stop: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    let mut stopped = Vec::new();
     while let Some(k) = stack.pop() {
+        if stop(k) {
+            stopped.push(k);
+            continue;
+        }
         for &c in callees(all[k]) {
-            visit(c, &mut stack);
+            visit(index, c, seen, &mut stack);
         }
     }
-    seen
+    stopped
+}
+
+/// What the roots reach before any function a rewrite changes is walked:
+/// the part of [`dead_functions`]' walk that every set of predicate values
+/// shares, so a batch walks it once for all its groups.
+#[derive(Debug)]
+pub(super) struct FixedReach {
+    /// By place: reached.
+    seen: Vec<bool>,
+    /// The places reached whose callees a rewrite may change, not walked
+    /// on from.
+    frontier: Vec<usize>,
+}
+
+impl FixedReach {
+    /// The walk from `roots` along `callees` (the input's call graph),
+    /// stopping at the places `rewritten` holds (by place in `all`,
+    /// `index`): there the rewrites' callees take over.
+    pub(super) fn new<'c>(
+        all: &[u32],
+        index: &IdIndex,
+        roots: &[u32],
+        rewritten: &[bool],
+        callees: &dyn Fn(u32) -> &'c [u32],
+    ) -> FixedReach {
+        let mut seen = vec![false; all.len()];
+        let mut stack = Vec::new();
+        for &id in roots {
+            visit(index, id, &mut seen, &mut stack);
+        }
+        let stop = |k: usize| rewritten.get(k).copied().unwrap_or(false);
+        let frontier = walk(all, index, &mut seen, stack, callees, stop);
+        FixedReach { seen, frontier }
+    }
 }
 
 /// The members of the groups of mutually recursive functions in `rest`
@@ -166,14 +224,26 @@ fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> V
 
 /// Functions to remove: those the rewritten call graph (`callees`) no
 /// longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
-/// (`index`; only each id's place there counts).
+/// (`index`; only each id's place there counts). With `fixed` (made from
+/// the same roots, and stopped at every function whose `callees` differ
+/// from the input's), the walk goes on from there.
 pub(super) fn dead_functions<'c>(
     all: &[u32],
     index: &IdIndex,
     roots: &[u32],
     callees: &dyn Fn(u32) -> &'c [u32],
+    fixed: Option<&FixedReach>,
 ) -> Vec<bool> {
-    let mut dead = reach_dense(all, index, roots.iter().copied(), callees);
+    let mut dead = match fixed {
+        Some(f) => {
+            let mut seen = f.seen.clone();
+            walk(all, index, &mut seen, f.frontier.clone(), callees, |_| {
+                false
+            });
+            seen
+        }
+        None => reach_dense(all, index, roots.iter().copied(), callees),
+    };
     for d in &mut dead {
         *d = !*d;
     }
@@ -556,13 +626,23 @@ mod tests {
         ]);
         let callees = |f: u32| after.get(&f).map_or(&[][..], Vec::as_slice);
         let index = IdIndex::new(&all, 0);
-        let dead_at = dead_functions(&all, &index, &roots(&all, &[1], &g), &callees);
+        let root_ids = roots(&all, &[1], &g);
+        let dead_at = dead_functions(&all, &index, &root_ids, &callees, None);
         let mut dead: Vec<u32> = (0..all.len())
             .filter(|&k| dead_at[k])
             .map(|k| all[k])
             .collect();
         dead.sort_unstable();
         assert_eq!(dead, [4, 5, 7]);
+        // The walk shared by a batch, stopped at the rewritten 3 and 6,
+        // then finished with the rewrites' callees, decides alike.
+        let input = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+        let rewritten: Vec<bool> = all.iter().map(|f| [3, 6].contains(f)).collect();
+        let fixed = FixedReach::new(&all, &index, &root_ids, &rewritten, &input);
+        assert_eq!(
+            dead_functions(&all, &index, &root_ids, &callees, Some(&fixed)),
+            dead_at
+        );
     }
 
     /// Each closure id's readers come back in the order they were found,

@@ -85,22 +85,24 @@ pub(crate) struct Span {
     pub own: bool,
 }
 
-/// What rewriting one function produced.
-#[derive(Debug, Default)]
+/// What rewriting one function produced. Its word lists are packed in
+/// one buffer (a batch holds a rewrite per function and set of values, and
+/// each allocation is a `malloc` and a `free`); [`Writing`] builds it.
+#[derive(Debug)]
 pub(crate) struct Rewritten {
     /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
     /// the rewrite records what it keeps of the input as it writes, so
     /// nothing has to find it again by comparing words.
-    pub spans: Vec<Span>,
-    /// The words the rewrite wrote itself: the instructions it changed or
-    /// made.
-    pub own: Vec<u32>,
-    /// Callees of live `OpFunctionCall`s, in order.
-    pub callees: Vec<u32>,
+    spans: Box<[Span]>,
+    /// [`Rewritten::own`], then [`Rewritten::callees`], then
+    /// [`Rewritten::removed_ids`].
+    lists: Box<[u32]>,
+    /// Where [`Rewritten::own`] ends in `lists`.
+    own_end: usize,
+    /// Where [`Rewritten::callees`] ends in `lists`.
+    callees_end: usize,
     /// Unresolved uses in live blocks.
     pub bad_uses: Vec<BadUse>,
-    /// Result ids that no longer exist (deleted instructions, removed blocks).
-    pub removed_ids: Vec<u32>,
     /// Conditional branches and switches made unconditional.
     pub branches_folded: usize,
     /// Selects replaced by their chosen operand.
@@ -109,10 +111,10 @@ pub(crate) struct Rewritten {
     pub phis_folded: usize,
     /// Blocks removed.
     pub blocks_removed: usize,
-    /// Positions in `own` that take the boolean constant of the given
-    /// value (0 until then), in the order the rewrite needed them: the
-    /// driver fills them, choosing each constant on its first need, so that
-    /// the rewrite itself only reads the context.
+    /// Positions in [`Rewritten::own`] that take the boolean constant of
+    /// the given value (0 until then), in the order the rewrite needed
+    /// them: the driver fills them, choosing each constant on its first
+    /// need, so that the rewrite itself only reads the context.
     pub constant_uses: Vec<(usize, bool)>,
     /// Local chain values with their defining instruction, for messages
     /// (filled only when there are bad uses).
@@ -120,13 +122,109 @@ pub(crate) struct Rewritten {
 }
 
 impl Rewritten {
+    /// The function's new words as spans of the input and of
+    /// [`Rewritten::own`], in order.
+    pub(crate) fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// The words the rewrite wrote itself: the instructions it changed or
+    /// made.
+    pub(crate) fn own(&self) -> &[u32] {
+        &self.lists[..self.own_end]
+    }
+
+    /// Callees of live `OpFunctionCall`s, in order.
+    pub(crate) fn callees(&self) -> &[u32] {
+        &self.lists[self.own_end..self.callees_end]
+    }
+
+    /// Result ids that no longer exist (deleted instructions, removed
+    /// blocks).
+    pub(crate) fn removed_ids(&self) -> &[u32] {
+        &self.lists[self.callees_end..]
+    }
+}
+
+/// A [`Rewritten`] being written: its lists grow in the storage of an
+/// [`Emitted`], which [`Writing::finish`] gives back.
+#[derive(Debug, Default)]
+struct Writing {
+    /// [`Rewritten::spans`].
+    spans: Vec<Span>,
+    /// [`Rewritten::own`].
+    own: Vec<u32>,
+    /// [`Rewritten::callees`].
+    callees: Vec<u32>,
+    /// [`Rewritten::bad_uses`].
+    bad_uses: Vec<BadUse>,
+    /// [`Rewritten::removed_ids`].
+    removed_ids: Vec<u32>,
+    /// [`Rewritten::branches_folded`].
+    branches_folded: usize,
+    /// [`Rewritten::selects_folded`].
+    selects_folded: usize,
+    /// [`Rewritten::phis_folded`].
+    phis_folded: usize,
+    /// [`Rewritten::blocks_removed`].
+    blocks_removed: usize,
+    /// [`Rewritten::constant_uses`].
+    constant_uses: Vec<(usize, bool)>,
+    /// [`Rewritten::chain_defs`].
+    chain_defs: HashMap<u32, Inst>,
+}
+
+impl Writing {
+    /// An empty rewrite whose lists grow in `slot`'s storage (cleared).
+    fn new(slot: &mut Emitted) -> Writing {
+        Writing {
+            spans: cleared(&mut slot.spans),
+            own: cleared(&mut slot.own),
+            callees: cleared(&mut slot.callees),
+            removed_ids: cleared(&mut slot.removed_ids),
+            ..Writing::default()
+        }
+    }
+
+    /// The rewrite, its lists copied into exactly sized storage (so that
+    /// rewrites kept for a while take no more memory than they fill); the
+    /// lists' storage goes back to `slot` for the next rewrite.
+    fn finish(self, slot: &mut Emitted) -> Rewritten {
+        let mut lists =
+            Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len());
+        lists.extend_from_slice(&self.own);
+        lists.extend_from_slice(&self.callees);
+        let (own_end, callees_end) = (self.own.len(), lists.len());
+        lists.extend_from_slice(&self.removed_ids);
+        let out = Rewritten {
+            spans: self.spans.as_slice().into(),
+            lists: lists.into_boxed_slice(),
+            own_end,
+            callees_end,
+            bad_uses: self.bad_uses,
+            branches_folded: self.branches_folded,
+            selects_folded: self.selects_folded,
+            phis_folded: self.phis_folded,
+            blocks_removed: self.blocks_removed,
+            constant_uses: self.constant_uses,
+            chain_defs: self.chain_defs,
+        };
+        *slot = Emitted {
+            spans: self.spans,
+            own: self.own,
+            removed_ids: self.removed_ids,
+            callees: self.callees,
+        };
+        out
+    }
+
     /// Appends the input's words `range` to the function.
     fn take_input(&mut self, range: Range<usize>) {
         self.take(range.start, range.len(), false);
     }
 
-    /// Appends the own words written since [`Rewritten::own`] held
-    /// `start` words.
+    /// Appends the own words written since [`Writing::own`] held `start`
+    /// words.
     fn take_own(&mut self, start: usize) {
         self.take(start, self.own.len() - start, true);
     }
@@ -174,14 +272,11 @@ pub(super) struct Scratch {
     stub: Vec<bool>,
     kept: Vec<usize>,
     order_out: Vec<usize>,
-    /// The lists a rewrite is written into ([`Rewritten`]'s), reused: the
-    /// result takes copies of exactly their length, so that rewrites kept
-    /// for a while (a batch holds every group's) take no more memory than
-    /// they fill.
+    /// The lists a rewrite is written into ([`Writing`]'s), reused.
     emitted: Emitted,
 }
 
-/// The lists of a [`Rewritten`] as the emitter writes them.
+/// The storage of a [`Writing`]'s lists, kept between rewrites.
 #[derive(Default)]
 struct Emitted {
     spans: Vec<Span>,
@@ -289,10 +384,10 @@ fn check_quick(quick: &Rewritten, full: &Result<Rewritten>) {
         .expect("the full rewrite fails where the quick one took the function");
     let fields = |r: &Rewritten| {
         (
-            r.spans.clone(),
-            r.own.clone(),
-            r.callees.clone(),
-            r.removed_ids.clone(),
+            r.spans().to_vec(),
+            r.own().to_vec(),
+            r.callees().to_vec(),
+            r.removed_ids().to_vec(),
             r.constant_uses.clone(),
             [
                 r.branches_folded,
@@ -334,9 +429,9 @@ pub(in crate::specialize) fn rewrite_decoded(
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
     if f.blocks.is_empty() {
-        let mut out = Rewritten::default();
+        let mut out = Writing::new(&mut scratch.emitted);
         out.take_input(f.range.clone());
-        Ok(out)
+        Ok(out.finish(&mut scratch.emitted))
     } else {
         rewrite_blocks(f, ctx, fname, scratch)
     }
@@ -381,13 +476,9 @@ fn rewrite_blocks(
     // per block, and writes at most the noted instructions' words and one
     // word per block (a stub's `OpUnreachable`).
     let noted_words: usize = f.noted.iter().map(|n| n.inst.end() - n.inst.at).sum();
-    let mut out = Rewritten {
+    let mut out = Writing {
         blocks_removed: f.blocks.len() - scratch.kept.len(),
-        removed_ids: cleared(&mut scratch.emitted.removed_ids),
-        callees: cleared(&mut scratch.emitted.callees),
-        spans: cleared(&mut scratch.emitted.spans),
-        own: cleared(&mut scratch.emitted.own),
-        ..Rewritten::default()
+        ..Writing::new(&mut scratch.emitted)
     };
     out.removed_ids.reserve(substituted + dead_ids);
     out.callees.reserve(f.calls.len());
@@ -416,20 +507,7 @@ fn rewrite_blocks(
     }
     removed_block_ids(f, live, &scratch.stub, &mut out.removed_ids);
     s.recycle(&mut scratch.sccp);
-    let e = &mut scratch.emitted;
-    out.removed_ids = exact_copy(&mut out.removed_ids, &mut e.removed_ids);
-    out.callees = exact_copy(&mut out.callees, &mut e.callees);
-    out.spans = exact_copy(&mut out.spans, &mut e.spans);
-    out.own = exact_copy(&mut out.own, &mut e.own);
-    Ok(out)
-}
-
-/// A copy of `list` of exactly its length; `list`'s storage goes back to
-/// `slot` for the next rewrite.
-fn exact_copy<T: Copy>(list: &mut Vec<T>, slot: &mut Vec<T>) -> Vec<T> {
-    let copy = list.to_vec();
-    *slot = std::mem::take(list);
-    copy
+    Ok(out.finish(&mut scratch.emitted))
 }
 
 /// What replaces each value SCCP folded in a live block, at its defining
@@ -658,7 +736,7 @@ impl Emitter<'_, '_> {
     /// what it folds and recording calls, unresolved uses and removed ids.
     /// Words between the noted instructions that change are taken as
     /// whole runs of the input.
-    fn emit(&self, order: &[usize], out: &mut Rewritten) {
+    fn emit(&self, order: &[usize], out: &mut Writing) {
         let f = self.f;
         // The head: `OpFunction` and its parameters, up to the first label.
         let first = &f.blocks[0];
@@ -700,7 +778,7 @@ impl Emitter<'_, '_> {
     }
 
     /// Lists the callees of live block `b`'s calls that stay.
-    fn push_callees(&self, b: usize, out: &mut Rewritten) {
+    fn push_callees(&self, b: usize, out: &mut Writing) {
         let calls = self.f.block_calls(b);
         if calls.is_empty() {
             return;
@@ -721,7 +799,7 @@ impl Emitter<'_, '_> {
     /// as they are, but for those defining an id substituted (possible
     /// only when an id is defined twice), which go.
     #[inline]
-    fn copy_run(&self, from: usize, to: usize, out: &mut Rewritten) {
+    fn copy_run(&self, from: usize, to: usize, out: &mut Writing) {
         if self.substituted == 0 || self.f.unique_results {
             out.take_input(from..to);
         } else {
@@ -732,7 +810,7 @@ impl Emitter<'_, '_> {
     /// [`Emitter::copy_run`] when a substituted id may be defined in the
     /// run: instruction by instruction.
     #[inline(never)]
-    fn copy_run_dropping(&self, from: usize, to: usize, out: &mut Rewritten) {
+    fn copy_run_dropping(&self, from: usize, to: usize, out: &mut Writing) {
         let f = self.f;
         let mut at = from;
         while at < to {
@@ -777,7 +855,7 @@ impl Emitter<'_, '_> {
 
     /// Emits noted instruction `k` of live block `b` (whose merge
     /// instruction is `merge`).
-    fn emit_noted(&self, b: usize, k: usize, merge: Option<usize>, out: &mut Rewritten) {
+    fn emit_noted(&self, b: usize, k: usize, merge: Option<usize>, out: &mut Writing) {
         let f = self.f;
         let n = f.noted[k];
         if merge == Some(k) {
@@ -841,7 +919,7 @@ impl Emitter<'_, '_> {
 
     /// Copies noted instruction `k`, rewriting uses of substituted ids:
     /// taken from the input if none is, else written as the rewrite's own.
-    fn copy(&self, k: usize, out: &mut Rewritten) {
+    fn copy(&self, k: usize, out: &mut Writing) {
         let f = self.f;
         let w = f.inst_words(k);
         let start = out.own.len();
@@ -885,7 +963,7 @@ impl Emitter<'_, '_> {
 
     /// Copies phi `k` of block `b`, keeping only pairs whose edge
     /// survives: taken from the input if that leaves it as it is.
-    fn emit_phi(&self, k: usize, b: usize, out: &mut Rewritten) {
+    fn emit_phi(&self, k: usize, b: usize, out: &mut Writing) {
         let f = self.f;
         let w = f.inst_words(k);
         let constants = out.constant_uses.len();

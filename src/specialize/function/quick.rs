@@ -37,7 +37,7 @@ use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
 use super::decode::op_infos;
 use super::local_ids::{LocalMap, Window};
-use super::{Emitted, Rewritten, cleared, exact_copy};
+use super::{Emitted, Rewritten, Writing};
 
 /// "None": no block chosen, no target.
 const NONE: u32 = u32::MAX;
@@ -850,13 +850,7 @@ fn emit(
     bufs: &Buffers,
     emitted: &mut Emitted,
 ) -> Rewritten {
-    let mut out = Rewritten {
-        removed_ids: cleared(&mut emitted.removed_ids),
-        callees: cleared(&mut emitted.callees),
-        spans: cleared(&mut emitted.spans),
-        own: cleared(&mut emitted.own),
-        ..Rewritten::default()
-    };
+    let mut out = Writing::new(emitted);
     let blocks = &bufs.blocks;
     out.take_input(start..blocks[0].label_at);
     let range = |(from, to): (u32, u32)| from as usize..to as usize;
@@ -900,11 +894,7 @@ fn emit(
             }
         }
     }
-    out.removed_ids = exact_copy(&mut out.removed_ids, &mut emitted.removed_ids);
-    out.callees = exact_copy(&mut out.callees, &mut emitted.callees);
-    out.spans = exact_copy(&mut out.spans, &mut emitted.spans);
-    out.own = exact_copy(&mut out.own, &mut emitted.own);
-    out
+    out.finish(emitted)
 }
 
 /// True when the emit changes the marked instruction `iw` of a live
@@ -933,7 +923,7 @@ fn read_positions(iw: &[u32]) -> impl Iterator<Item = usize> {
 /// `block` when it [`changes`]: nothing and its result's id gone, its
 /// phi pairs of kept edges, or its words reading each folded phi's value
 /// (where the full rewrite reads ids: a flat layout's uses).
-fn write_change(iw: &[u32], mark: Mark, block: u32, bufs: &Buffers, out: &mut Rewritten) {
+fn write_change(iw: &[u32], mark: Mark, block: u32, bufs: &Buffers, out: &mut Writing) {
     match mark {
         Mark::Logic(_) => out.removed_ids.push(iw[2]),
         Mark::Phi(j) => {

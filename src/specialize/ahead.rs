@@ -16,8 +16,6 @@
 //! [`Ahead::new`] declines and the run rewrites on the calling thread
 //! alone: a thread costs more than it saves there.
 
-use std::sync::Arc;
-
 use crate::error::Result;
 use crate::globals::Globals;
 use crate::module::Module;
@@ -65,7 +63,7 @@ pub(super) struct Ahead<'p, 'w> {
 }
 
 /// One function's rewrite.
-type Rewrite = Result<Arc<Rewritten>>;
+type Rewrite = Result<Rewritten>;
 
 /// How [`Ahead::run`]'s body takes the next rewrite: `take(k)`, `k` the
 /// function's index in the module.
@@ -113,7 +111,7 @@ impl<'p, 'w> Ahead<'p, 'w> {
                 .map(|&k| {
                     let f = &m.functions[k as usize];
                     let name = g.function_name(f.id);
-                    function::rewrite(m, ctx, f.start, f.end, &name, scratch).map(Arc::new)
+                    function::rewrite(m, ctx, f.start, f.end, &name, scratch)
                 })
                 .collect()
         };

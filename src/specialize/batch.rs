@@ -5,6 +5,7 @@
 //! finished. Both phases run on as many threads as pay; each target gets
 //! its group's words with its own report.
 
+use std::borrow::Cow;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -24,16 +25,28 @@ use super::{Options, Report, Specialized};
 /// One distinct rewrite's result, shared by the targets of its group.
 type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
 
-/// A group's context and report begun, and the rewrites of the functions a
-/// predicate reaches, in module order.
-type GroupWork<'c> = (
-    Result<(Context<'c>, Report)>,
-    Vec<Option<Result<Arc<Rewritten>>>>,
-);
+/// A group's context and report begun.
+type GroupWork<'c> = Result<(Context<'c>, Report)>;
 
-/// One function's rewrite for each group (`None`: the group failed before
-/// the rewrites, or a bug lost it).
-type FunctionRewrites = Vec<Option<Result<Arc<Rewritten>>>>;
+/// One function's rewrites: each distinct one once, and which of them each
+/// group takes. The groups borrow them, so a rewrite that several groups
+/// share is neither copied nor counted.
+#[derive(Default)]
+struct FunctionRewrites {
+    /// The distinct rewrites, in the order the groups first needed them.
+    made: Vec<Result<Rewritten>>,
+    /// By group: its rewrite in `made` (`None`: the group failed before
+    /// the rewrites).
+    of_group: Vec<Option<usize>>,
+}
+
+impl FunctionRewrites {
+    /// Group `g`'s rewrite (`None`: it has none).
+    fn of(&self, g: usize) -> Option<Result<Cow<'_, Rewritten>>> {
+        let made = &self.made[(*self.of_group.get(g)?)?];
+        Some(made.as_ref().map(Cow::Borrowed).map_err(Clone::clone))
+    }
+}
 
 /// [`Prepared::specialize_many_with_progress`]: one result per target, in
 /// order; `progress(done, total)` is called from a worker thread each time
@@ -142,27 +155,14 @@ fn group_outputs(
             )
         },
     );
-    // Each group's column of rewrites, in the order of `predicated`.
-    let mut columns: Vec<Vec<Option<Result<Arc<Rewritten>>>>> = (0..groups.len())
-        .map(|_| Vec::with_capacity(predicated.len()))
-        .collect();
-    for row in by_function {
-        let mut row = row.unwrap_or_default().into_iter();
-        for column in &mut columns {
-            column.push(row.next().flatten());
-        }
-    }
     // Phase 2, by group: constants, sweep (going on from the walk all
     // groups share), output.
     let fixed = prepared.fixed_reach(a);
-    let work: Vec<Mutex<Option<GroupWork<'_>>>> = begun
-        .into_iter()
-        .zip(columns)
-        .map(|w| Mutex::new(Some(w)))
-        .collect();
+    let work: Vec<Mutex<Option<GroupWork<'_>>>> =
+        begun.into_iter().map(|w| Mutex::new(Some(w))).collect();
     let finished = AtomicUsize::new(0);
     map_parallel(groups.len(), |i| {
-        let (begun, mut column) = work[i].lock().ok().and_then(|mut w| w.take())?;
+        let begun = work[i].lock().ok().and_then(|mut w| w.take())?;
         // A panic would be a bug; keep it from taking the other targets
         // down with it.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -175,10 +175,9 @@ fn group_outputs(
                 &mut constants,
                 &mut report,
                 &mut |k, _, _, _| {
-                    predicated
-                        .binary_search(&k)
-                        .ok()
-                        .and_then(|i| column[i].take())
+                    let row = predicated.binary_search(&k).ok();
+                    (row.and_then(|r| by_function[r].as_ref()))
+                        .and_then(|rewrites| rewrites.of(i))
                         .unwrap_or_else(|| {
                             Err(internal("internal error: a function rewrite is missing"))
                         })
@@ -204,8 +203,8 @@ fn group_outputs(
 }
 
 /// Function `k`'s rewrite (its name `name`, for messages) for every group
-/// whose context is there (with `scratch` as storage): decoded once, rewritten once per distinct view
-/// of the contexts
+/// whose context is there (with `scratch` as storage): read or decoded
+/// once, rewritten once per distinct view of the contexts
 /// ([`Context::view`] of the ids of its words in `varying`, what
 /// [`Context::varying`] gives for any of them).
 fn rewrite_for_all(
@@ -220,17 +219,15 @@ fn rewrite_for_all(
         function: scratch,
         ids,
         views,
-        made,
     } = scratch;
     let (m, f) = (&prepared.m, &prepared.m.functions[k]);
     let (Some(first), Some(varying)) = (contexts.iter().flatten().next(), varying) else {
-        return contexts.iter().map(|_| None).collect();
+        return FunctionRewrites::default();
     };
     // A panic would be a bug; it fails only the groups it happens in.
     let guard = |work: &mut dyn FnMut() -> Result<Rewritten>| {
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
             .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
-            .map(Arc::new)
     };
     // Read once the quick way if it takes the function; decoded once, when
     // a set of values first needs the full rewrite.
@@ -249,8 +246,8 @@ fn rewrite_for_all(
     ids.sort_unstable();
     ids.dedup();
     views.clear();
-    made.clear();
-    let rewrites = contexts
+    let mut made = Vec::new();
+    let of_group = contexts
         .iter()
         .map(|c| {
             let ctx = (*c)?;
@@ -261,9 +258,9 @@ fn rewrite_for_all(
                 0 => (!made.is_empty()).then_some(0),
                 n => seen.chunks_exact(n).position(|v| v == view),
             };
-            if let Some(i) = met {
+            if met.is_some() {
                 views.truncate(at);
-                return Some(made[i].clone());
+                return met;
             }
             let r = guard(&mut || {
                 if quick
@@ -277,12 +274,11 @@ fn rewrite_for_all(
                 });
                 function::rewrite_decoded(func.as_ref().map_err(Clone::clone)?, ctx, name, scratch)
             });
-            made.push(r.clone());
-            Some(r)
+            made.push(r);
+            Some(made.len() - 1)
         })
         .collect();
-    made.clear();
-    rewrites
+    FunctionRewrites { made, of_group }
 }
 
 /// Storage a thread of phase 1 ([`rewrite_for_all`]) reuses from function
@@ -294,6 +290,4 @@ struct PhaseOneScratch {
     ids: Vec<u32>,
     /// The views met so far, back to back (`ids.len()` entries each).
     views: Vec<(Option<Val>, Option<Replacement>)>,
-    /// The rewrite of each view met.
-    made: Vec<Result<Arc<Rewritten>>>,
 }

@@ -11,6 +11,7 @@ use crate::module::{Endian, FunctionRange, Module};
 use crate::table::{self, PredicateTable};
 use crate::target::Target;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::ahead::{self, Ahead, Split};
@@ -127,12 +128,12 @@ impl<'w> Prepared<'w> {
         let rewrites = match Ahead::new(m, &self.g, a, split) {
             // Computed ahead on the other cores, taken in order here.
             Some(ahead) => ahead.run(&ctx, &mut |take| {
-                rewrite_functions(&mut |k, _, _, _| take(k))
+                rewrite_functions(&mut |k, _, _, _| take(k).map(Cow::Owned))
             })?,
             None => {
                 let mut scratch = function::Scratch::default();
                 rewrite_functions(&mut |_, f, ctx, name| {
-                    function::rewrite(m, ctx, f.start, f.end, name, &mut scratch).map(Arc::new)
+                    function::rewrite(m, ctx, f.start, f.end, name, &mut scratch).map(Cow::Owned)
                 })?
             }
         };
@@ -462,9 +463,10 @@ impl<'w> Prepared<'w> {
 }
 
 /// How [`Prepared::rewrite_functions`] gets each function's rewrite: from
-/// its index in the module, the function, the context and its name.
-pub(super) type RewriteFn<'r> =
-    dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Arc<function::Rewritten>> + 'r;
+/// its index in the module, the function, the context and its name; its
+/// own, or one a batch keeps for the groups that share it.
+pub(super) type RewriteFn<'r> = dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Cow<'r, function::Rewritten>>
+    + 'r;
 
 /// What the function rewrites of one run produced.
 pub(super) struct Rewrites {
@@ -522,7 +524,7 @@ impl Rewrites {
         &mut self,
         a: &Analysis,
         f: Kept,
-        r: Arc<function::Rewritten>,
+        r: Cow<'_, function::Rewritten>,
         own: Option<&[u32]>,
         input: &[u32],
         words: &mut Vec<u32>,
@@ -545,11 +547,11 @@ impl Rewrites {
         }
         let id = f.id;
         if !r.bad_uses.is_empty() {
-            // A rewrite shared with other targets is copied from (its
+            // A rewrite a batch keeps for its groups is copied from (its
             // chain definitions only when a message needs them).
-            let (bad, defs) = match Arc::try_unwrap(r) {
-                Ok(r) => (r.bad_uses, r.chain_defs),
-                Err(r) => (r.bad_uses.clone(), r.chain_defs.clone()),
+            let (bad, defs) = match r {
+                Cow::Owned(r) => (r.bad_uses, r.chain_defs),
+                Cow::Borrowed(r) => (r.bad_uses.clone(), r.chain_defs.clone()),
             };
             self.bad.push((id, bad, defs));
         }

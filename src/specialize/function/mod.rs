@@ -88,7 +88,7 @@ pub(crate) struct Span {
 /// What rewriting one function produced. Its word lists are packed in
 /// one buffer (a batch holds a rewrite per function and set of values, and
 /// each allocation is a `malloc` and a `free`); [`Writing`] builds it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Rewritten {
     /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
     /// the rewrite records what it keeps of the input as it writes, so

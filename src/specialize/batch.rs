@@ -30,7 +30,7 @@ type GroupWork<'c> = Result<(Context<'c>, Report)>;
 
 /// One function's rewrites: each distinct one once, and which of them each
 /// group takes. The groups borrow them, so a rewrite that several groups
-/// share is neither copied nor counted.
+/// share is neither copied nor reference-counted.
 #[derive(Default)]
 struct FunctionRewrites {
     /// The distinct rewrites, in the order the groups first needed them.

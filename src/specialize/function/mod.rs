@@ -32,21 +32,22 @@
 //! instructions that read an id it may replace, and copies everything else
 //! as word runs between the few instructions that change.
 //!
-//! Files: [`decode`](mod@decode) (the function as blocks, edges and the
-//! instructions the rewrite looks at), [`local_ids`]
-//! (dense maps over the function's ids), [`sccp`] (the lattice and the
-//! propagation), [`order`] (dominators and block order), and this file (the
-//! rewrite as its steps: decode, propagate, mark the chain, plan
-//! substitutions and merges, order, emit).
+//! Files: [`quick`] (the quick way, for the common shape), [`decode`](mod@decode)
+//! (the function as blocks, edges and the instructions the rewrite looks
+//! at), [`local_ids`] (dense maps over the function's ids), [`sccp`] (the
+//! lattice and the propagation), [`order`] (dominators and block order),
+//! [`rewritten`] (what a rewrite produces, and the builder both ways write
+//! it with), and this file (the rewrite as its steps: decode, propagate,
+//! mark the chain, plan substitutions and merges, order, emit).
 
 mod decode;
 mod local_ids;
 mod order;
 mod quick;
+mod rewritten;
 mod sccp;
 
-use crate::fastmap::Map as HashMap;
-use crate::module::{Inst, Module, header_word, push_inst};
+use crate::module::{Module, header_word};
 use crate::operands::{Role, op};
 
 use decode::{NO_BLOCK, result_of};
@@ -54,199 +55,14 @@ use decode::{NO_BLOCK, result_of};
 use super::context::{Context, Replacement};
 use super::lattice::{Val, is_logic};
 pub(in crate::specialize) use decode::Func;
-use decode::{cleared, short, structure};
+use decode::{short, structure};
 use order::dominance_order;
 use sccp::{NONE, Sccp};
 
+pub(crate) use rewritten::{BadUse, Rewritten, Span};
+use rewritten::{Emitted, Writing};
+
 use crate::error::Result;
-use std::ops::Range;
-
-/// A use of a chain value the pass cannot fold, found in a live block.
-#[derive(Debug, Clone)]
-pub(crate) struct BadUse {
-    /// Label of the block.
-    pub block: u32,
-    /// The using instruction.
-    pub inst: Inst,
-    /// The chain value it uses.
-    pub value: u32,
-}
-
-/// A stretch of a rewritten function's words: words of the input, which
-/// the rewrite left as they are, or words of its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Span {
-    /// Where the words start: in the module's words, or in
-    /// [`Rewritten::own`].
-    pub start: usize,
-    /// How many words.
-    pub len: usize,
-    /// The words are in [`Rewritten::own`], not in the input.
-    pub own: bool,
-}
-
-/// What rewriting one function produced. Its word lists are packed in
-/// one buffer (a batch holds a rewrite per function and set of values, and
-/// each allocation is a `malloc` and a `free`); [`Writing`] builds it.
-#[derive(Debug, Clone)]
-pub(crate) struct Rewritten {
-    /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
-    /// the rewrite records what it keeps of the input as it writes, so
-    /// nothing has to find it again by comparing words.
-    spans: Box<[Span]>,
-    /// [`Rewritten::own`], then [`Rewritten::callees`], then
-    /// [`Rewritten::removed_ids`].
-    lists: Box<[u32]>,
-    /// Where [`Rewritten::own`] ends in `lists`.
-    own_end: usize,
-    /// Where [`Rewritten::callees`] ends in `lists`.
-    callees_end: usize,
-    /// Unresolved uses in live blocks.
-    pub bad_uses: Vec<BadUse>,
-    /// Conditional branches and switches made unconditional.
-    pub branches_folded: usize,
-    /// Selects replaced by their chosen operand.
-    pub selects_folded: usize,
-    /// Phis replaced by their one value.
-    pub phis_folded: usize,
-    /// Blocks removed.
-    pub blocks_removed: usize,
-    /// Positions in [`Rewritten::own`] that take the boolean constant of
-    /// the given value (0 until then), in the order the rewrite needed
-    /// them: the driver fills them, choosing each constant on its first
-    /// need, so that the rewrite itself only reads the context.
-    pub constant_uses: Vec<(usize, bool)>,
-    /// Local chain values with their defining instruction, for messages
-    /// (filled only when there are bad uses).
-    pub chain_defs: HashMap<u32, Inst>,
-}
-
-impl Rewritten {
-    /// The function's new words as spans of the input and of
-    /// [`Rewritten::own`], in order.
-    pub(crate) fn spans(&self) -> &[Span] {
-        &self.spans
-    }
-
-    /// The words the rewrite wrote itself: the instructions it changed or
-    /// made.
-    pub(crate) fn own(&self) -> &[u32] {
-        &self.lists[..self.own_end]
-    }
-
-    /// Callees of live `OpFunctionCall`s, in order.
-    pub(crate) fn callees(&self) -> &[u32] {
-        &self.lists[self.own_end..self.callees_end]
-    }
-
-    /// Result ids that no longer exist (deleted instructions, removed
-    /// blocks).
-    pub(crate) fn removed_ids(&self) -> &[u32] {
-        &self.lists[self.callees_end..]
-    }
-}
-
-/// A [`Rewritten`] being written: its lists grow in the storage of an
-/// [`Emitted`], which [`Writing::finish`] gives back.
-#[derive(Debug, Default)]
-struct Writing {
-    /// [`Rewritten::spans`].
-    spans: Vec<Span>,
-    /// [`Rewritten::own`].
-    own: Vec<u32>,
-    /// [`Rewritten::callees`].
-    callees: Vec<u32>,
-    /// [`Rewritten::bad_uses`].
-    bad_uses: Vec<BadUse>,
-    /// [`Rewritten::removed_ids`].
-    removed_ids: Vec<u32>,
-    /// [`Rewritten::branches_folded`].
-    branches_folded: usize,
-    /// [`Rewritten::selects_folded`].
-    selects_folded: usize,
-    /// [`Rewritten::phis_folded`].
-    phis_folded: usize,
-    /// [`Rewritten::blocks_removed`].
-    blocks_removed: usize,
-    /// [`Rewritten::constant_uses`].
-    constant_uses: Vec<(usize, bool)>,
-    /// [`Rewritten::chain_defs`].
-    chain_defs: HashMap<u32, Inst>,
-}
-
-impl Writing {
-    /// An empty rewrite whose lists grow in `slot`'s storage (cleared).
-    fn new(slot: &mut Emitted) -> Writing {
-        Writing {
-            spans: cleared(&mut slot.spans),
-            own: cleared(&mut slot.own),
-            callees: cleared(&mut slot.callees),
-            removed_ids: cleared(&mut slot.removed_ids),
-            ..Writing::default()
-        }
-    }
-
-    /// The rewrite, its lists copied into exactly sized storage (so that
-    /// rewrites kept for a while take no more memory than they fill); the
-    /// lists' storage goes back to `slot` for the next rewrite.
-    fn finish(self, slot: &mut Emitted) -> Rewritten {
-        let mut lists =
-            Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len());
-        lists.extend_from_slice(&self.own);
-        lists.extend_from_slice(&self.callees);
-        let (own_end, callees_end) = (self.own.len(), lists.len());
-        lists.extend_from_slice(&self.removed_ids);
-        let out = Rewritten {
-            spans: self.spans.as_slice().into(),
-            lists: lists.into_boxed_slice(),
-            own_end,
-            callees_end,
-            bad_uses: self.bad_uses,
-            branches_folded: self.branches_folded,
-            selects_folded: self.selects_folded,
-            phis_folded: self.phis_folded,
-            blocks_removed: self.blocks_removed,
-            constant_uses: self.constant_uses,
-            chain_defs: self.chain_defs,
-        };
-        *slot = Emitted {
-            spans: self.spans,
-            own: self.own,
-            removed_ids: self.removed_ids,
-            callees: self.callees,
-        };
-        out
-    }
-
-    /// Appends the input's words `range` to the function.
-    fn take_input(&mut self, range: Range<usize>) {
-        self.take(range.start, range.len(), false);
-    }
-
-    /// Appends the own words written since [`Writing::own`] held `start`
-    /// words.
-    fn take_own(&mut self, start: usize) {
-        self.take(start, self.own.len() - start, true);
-    }
-
-    /// Appends a new instruction of the rewrite's own.
-    fn write(&mut self, opcode: u16, operands: impl IntoIterator<Item = u32>) {
-        let start = self.own.len();
-        push_inst(&mut self.own, opcode, operands);
-        self.take_own(start);
-    }
-
-    /// Appends a span, extending the last one where it continues it.
-    fn take(&mut self, start: usize, len: usize, own: bool) {
-        if len == 0 {
-            return;
-        }
-        match self.spans.last_mut() {
-            Some(last) if last.own == own && last.start + last.len == start => last.len += len,
-            _ => self.spans.push(Span { start, len, own }),
-        }
-    }
-}
 
 /// Storage reused across the functions of one run: the rewrite of a
 /// function allocates little beyond its output once these have grown.
@@ -274,15 +90,6 @@ pub(super) struct Scratch {
     order_out: Vec<usize>,
     /// The lists a rewrite is written into ([`Writing`]'s), reused.
     emitted: Emitted,
-}
-
-/// The storage of a [`Writing`]'s lists, kept between rewrites.
-#[derive(Default)]
-struct Emitted {
-    spans: Vec<Span>,
-    own: Vec<u32>,
-    removed_ids: Vec<u32>,
-    callees: Vec<u32>,
 }
 
 /// Specializes one function whose words are `m.words[start..end]`, using

@@ -1,0 +1,207 @@
+//! What a function rewrite produces ([`Rewritten`]) and the builder both
+//! rewrites write it with ([`Writing`]): the function's new words as spans
+//! of the input and of its own words, the callees it still calls, the ids
+//! it removed, the uses it could not fold and what it did, for the report.
+
+use std::ops::Range;
+
+use crate::fastmap::Map as HashMap;
+use crate::module::{Inst, push_inst};
+
+use super::decode::cleared;
+
+/// A use of a chain value the pass cannot fold, found in a live block.
+#[derive(Debug, Clone)]
+pub(crate) struct BadUse {
+    /// Label of the block.
+    pub block: u32,
+    /// The using instruction.
+    pub inst: Inst,
+    /// The chain value it uses.
+    pub value: u32,
+}
+
+/// A stretch of a rewritten function's words: words of the input, which
+/// the rewrite left as they are, or words of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    /// Where the words start: in the module's words, or in
+    /// [`Rewritten::own`].
+    pub start: usize,
+    /// How many words.
+    pub len: usize,
+    /// The words are in [`Rewritten::own`], not in the input.
+    pub own: bool,
+}
+
+/// What rewriting one function produced. Its word lists are packed in
+/// one buffer (a batch holds a rewrite per function and set of values, and
+/// each allocation is a `malloc` and a `free`); [`Writing`] builds it.
+#[derive(Debug, Clone)]
+pub(crate) struct Rewritten {
+    /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
+    /// the rewrite records what it keeps of the input as it writes, so
+    /// nothing has to find it again by comparing words.
+    spans: Box<[Span]>,
+    /// [`Rewritten::own`], then [`Rewritten::callees`], then
+    /// [`Rewritten::removed_ids`].
+    lists: Box<[u32]>,
+    /// Where [`Rewritten::own`] ends in `lists`.
+    own_end: usize,
+    /// Where [`Rewritten::callees`] ends in `lists`.
+    callees_end: usize,
+    /// Unresolved uses in live blocks.
+    pub bad_uses: Vec<BadUse>,
+    /// Conditional branches and switches made unconditional.
+    pub branches_folded: usize,
+    /// Selects replaced by their chosen operand.
+    pub selects_folded: usize,
+    /// Phis replaced by their one value.
+    pub phis_folded: usize,
+    /// Blocks removed.
+    pub blocks_removed: usize,
+    /// Positions in [`Rewritten::own`] that take the boolean constant of
+    /// the given value (0 until then), in the order the rewrite needed
+    /// them: the driver fills them, choosing each constant on its first
+    /// need, so that the rewrite itself only reads the context.
+    pub constant_uses: Vec<(usize, bool)>,
+    /// Local chain values with their defining instruction, for messages
+    /// (filled only when there are bad uses).
+    pub chain_defs: HashMap<u32, Inst>,
+}
+
+impl Rewritten {
+    /// The function's new words as spans of the input and of
+    /// [`Rewritten::own`], in order.
+    pub(crate) fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// The words the rewrite wrote itself: the instructions it changed or
+    /// made.
+    pub(crate) fn own(&self) -> &[u32] {
+        &self.lists[..self.own_end]
+    }
+
+    /// Callees of live `OpFunctionCall`s, in order.
+    pub(crate) fn callees(&self) -> &[u32] {
+        &self.lists[self.own_end..self.callees_end]
+    }
+
+    /// Result ids that no longer exist (deleted instructions, removed
+    /// blocks).
+    pub(crate) fn removed_ids(&self) -> &[u32] {
+        &self.lists[self.callees_end..]
+    }
+}
+
+/// A [`Rewritten`] being written: its lists grow in the storage of an
+/// [`Emitted`], which [`Writing::finish`] gives back.
+#[derive(Debug, Default)]
+pub(super) struct Writing {
+    /// [`Rewritten::spans`].
+    pub(super) spans: Vec<Span>,
+    /// [`Rewritten::own`].
+    pub(super) own: Vec<u32>,
+    /// [`Rewritten::callees`].
+    pub(super) callees: Vec<u32>,
+    /// [`Rewritten::bad_uses`].
+    pub(super) bad_uses: Vec<BadUse>,
+    /// [`Rewritten::removed_ids`].
+    pub(super) removed_ids: Vec<u32>,
+    /// [`Rewritten::branches_folded`].
+    pub(super) branches_folded: usize,
+    /// [`Rewritten::selects_folded`].
+    pub(super) selects_folded: usize,
+    /// [`Rewritten::phis_folded`].
+    pub(super) phis_folded: usize,
+    /// [`Rewritten::blocks_removed`].
+    pub(super) blocks_removed: usize,
+    /// [`Rewritten::constant_uses`].
+    pub(super) constant_uses: Vec<(usize, bool)>,
+    /// [`Rewritten::chain_defs`].
+    pub(super) chain_defs: HashMap<u32, Inst>,
+}
+
+impl Writing {
+    /// An empty rewrite whose lists grow in `slot`'s storage (cleared).
+    pub(super) fn new(slot: &mut Emitted) -> Writing {
+        Writing {
+            spans: cleared(&mut slot.spans),
+            own: cleared(&mut slot.own),
+            callees: cleared(&mut slot.callees),
+            removed_ids: cleared(&mut slot.removed_ids),
+            ..Writing::default()
+        }
+    }
+
+    /// The rewrite, its lists copied into exactly sized storage (so that
+    /// rewrites kept for a while take no more memory than they fill); the
+    /// lists' storage goes back to `slot` for the next rewrite.
+    pub(super) fn finish(self, slot: &mut Emitted) -> Rewritten {
+        let mut lists =
+            Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len());
+        lists.extend_from_slice(&self.own);
+        lists.extend_from_slice(&self.callees);
+        let (own_end, callees_end) = (self.own.len(), lists.len());
+        lists.extend_from_slice(&self.removed_ids);
+        let out = Rewritten {
+            spans: self.spans.as_slice().into(),
+            lists: lists.into_boxed_slice(),
+            own_end,
+            callees_end,
+            bad_uses: self.bad_uses,
+            branches_folded: self.branches_folded,
+            selects_folded: self.selects_folded,
+            phis_folded: self.phis_folded,
+            blocks_removed: self.blocks_removed,
+            constant_uses: self.constant_uses,
+            chain_defs: self.chain_defs,
+        };
+        *slot = Emitted {
+            spans: self.spans,
+            own: self.own,
+            removed_ids: self.removed_ids,
+            callees: self.callees,
+        };
+        out
+    }
+
+    /// Appends the input's words `range` to the function.
+    pub(super) fn take_input(&mut self, range: Range<usize>) {
+        self.take(range.start, range.len(), false);
+    }
+
+    /// Appends the own words written since [`Writing::own`] held `start`
+    /// words.
+    pub(super) fn take_own(&mut self, start: usize) {
+        self.take(start, self.own.len() - start, true);
+    }
+
+    /// Appends a new instruction of the rewrite's own.
+    pub(super) fn write(&mut self, opcode: u16, operands: impl IntoIterator<Item = u32>) {
+        let start = self.own.len();
+        push_inst(&mut self.own, opcode, operands);
+        self.take_own(start);
+    }
+
+    /// Appends a span, extending the last one where it continues it.
+    pub(super) fn take(&mut self, start: usize, len: usize, own: bool) {
+        if len == 0 {
+            return;
+        }
+        match self.spans.last_mut() {
+            Some(last) if last.own == own && last.start + last.len == start => last.len += len,
+            _ => self.spans.push(Span { start, len, own }),
+        }
+    }
+}
+
+/// The storage of a [`Writing`]'s lists, kept between rewrites.
+#[derive(Default)]
+pub(super) struct Emitted {
+    spans: Vec<Span>,
+    own: Vec<u32>,
+    removed_ids: Vec<u32>,
+    callees: Vec<u32>,
+}

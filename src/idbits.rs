@@ -3,19 +3,26 @@
 //!
 //! The sets of ids a run removes are filled as the run goes and asked
 //! about for every module-scope instruction. Ids are small integers below
-//! the module's bound, so a bit each is the cheapest form. The bits are
-//! allocated zeroed, all at once, up to a limit tied to the module's size
-//! (a hostile bound or id must not make us allocate gigabytes), so an
-//! insertion never grows them; the pages of a large set cost memory only
-//! once a bit on them is set. Ids past the limit go to a hash set.
+//! the module's bound, so a bit each is the cheapest form. The bits go up
+//! to a limit tied to the module's size (a hostile bound or id must not
+//! make us allocate gigabytes); ids past it go to a hash set. Bits for the
+//! ids a module of that size usually has (4 per word) are allocated
+//! zeroed up front, so an insertion checks nothing but that its word is
+//! there; only a module whose ids go past that grows them, on a cold path.
 
 use crate::fastmap::Set as HashSet;
+
+/// Ids per module word the bits cover from the start: a module's ids are
+/// numbered about densely, one per result, and an instruction with a
+/// result has at least two words.
+const UP_FRONT_PER_WORD: usize = 4;
 
 /// A set of ids, dense below its limit.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct IdBits {
+    /// One bit per id below `64 * bits.len()`, which never passes `limit`.
     bits: Vec<u64>,
-    /// Ids below this have a bit.
+    /// Ids below this (a multiple of 64) may have a bit.
     limit: u32,
     /// Members at or past `limit`.
     far: HashSet<u32>,
@@ -24,13 +31,15 @@ pub(crate) struct IdBits {
 impl IdBits {
     /// An empty set for a module of `module_words` words whose ids are
     /// below `bound`: bits for ids up to the smaller of `bound` and 32 per
-    /// word (at most a word of bits per module word).
+    /// word (at most a word of bits per module word), the first
+    /// [`UP_FRONT_PER_WORD`] per word of them allocated.
     pub(crate) fn new(bound: u32, module_words: usize) -> IdBits {
         let per_words = u32::try_from(module_words.saturating_mul(32)).unwrap_or(u32::MAX);
-        let limit = bound.min(per_words);
+        let limit = bound.min(per_words) / 64 * 64;
+        let up_front = (limit as usize).min(module_words.saturating_mul(UP_FRONT_PER_WORD));
         IdBits {
             // (Zeroed pages cost no memory until a bit on them is set.)
-            bits: vec![0; (limit as usize).div_ceil(64)],
+            bits: vec![0; up_front.div_ceil(64)],
             limit,
             far: HashSet::default(),
         }
@@ -39,26 +48,37 @@ impl IdBits {
     /// Adds `id`; true when it was not a member.
     #[inline]
     pub(crate) fn insert(&mut self, id: u32) -> bool {
-        if id < self.limit {
-            let k = id as usize / 64;
-            let bit = 1 << (id % 64);
-            let new = self.bits[k] & bit == 0;
-            self.bits[k] |= bit;
-            new
-        } else {
-            self.far.insert(id)
+        match self.bits.get_mut(id as usize / 64) {
+            Some(w) => {
+                let bit = 1 << (id % 64);
+                let new = *w & bit == 0;
+                *w |= bit;
+                new
+            }
+            None => self.insert_past_bits(id),
         }
+    }
+
+    /// [`IdBits::insert`] of an id past the bits: they grow to it (at
+    /// least doubling) while it is below the limit; past it, the hash set
+    /// takes it.
+    #[cold]
+    fn insert_past_bits(&mut self, id: u32) -> bool {
+        if id >= self.limit {
+            return self.far.insert(id);
+        }
+        let need = id as usize / 64 + 1;
+        let len = need.max(2 * self.bits.len()).min(self.limit as usize / 64);
+        self.bits.resize(len, 0);
+        self.insert(id)
     }
 
     /// True when `id` is a member.
     #[inline]
     pub(crate) fn contains(&self, id: u32) -> bool {
-        if id < self.limit {
-            self.bits
-                .get(id as usize / 64)
-                .is_some_and(|w| w & (1 << (id % 64)) != 0)
-        } else {
-            !self.far.is_empty() && self.far.contains(&id)
+        match self.bits.get(id as usize / 64) {
+            Some(w) => w & (1 << (id % 64)) != 0,
+            None => id >= self.limit && !self.far.is_empty() && self.far.contains(&id),
         }
     }
 }
@@ -89,5 +109,24 @@ mod tests {
         }
         assert_eq!(s.bits.len(), 2);
         assert_eq!(s.far.len(), 3);
+    }
+
+    #[test]
+    fn bits_grow_past_the_up_front_ones_up_to_the_limit() {
+        // Limit: min(bound 10,000, 32 * 100 words) = 3,200; up front: 4 *
+        // 100 = 400 ids, in 7 words.
+        let mut s = IdBits::new(10_000, 100);
+        assert_eq!(s.bits.len(), 7);
+        assert!(!s.contains(3_000) && !s.contains(5_000));
+        s.extend([10, 3_000, 3_199, 3_200, 5_000]);
+        assert_eq!(s.bits.len(), 50);
+        for id in [10, 3_000, 3_199, 3_200, 5_000] {
+            assert!(s.contains(id), "{id}");
+        }
+        for id in [11, 448, 2_999, 3_198, 3_201, 4_999] {
+            assert!(!s.contains(id), "{id}");
+        }
+        assert_eq!(s.far.len(), 2);
+        assert!(!s.insert(3_000) && !s.insert(5_000) && s.insert(3_198));
     }
 }

@@ -23,7 +23,7 @@ pub(crate) struct IdBits {
     /// One bit per id below `64 * bits.len()`, which never passes `limit`.
     bits: Vec<u64>,
     /// Ids below this (a multiple of 64) may have a bit.
-    limit: u32,
+    limit: usize,
     /// Members at or past `limit`.
     far: HashSet<u32>,
 }
@@ -31,12 +31,13 @@ pub(crate) struct IdBits {
 impl IdBits {
     /// An empty set for a module of `module_words` words whose ids are
     /// below `bound`: bits for ids up to the smaller of `bound` and 32 per
-    /// word (at most a word of bits per module word), the first
-    /// [`UP_FRONT_PER_WORD`] per word of them allocated.
+    /// word (at most a word of bits per module word), rounded up to a
+    /// multiple of 64, the first [`UP_FRONT_PER_WORD`] per word of them
+    /// allocated.
     pub(crate) fn new(bound: u32, module_words: usize) -> IdBits {
         let per_words = u32::try_from(module_words.saturating_mul(32)).unwrap_or(u32::MAX);
-        let limit = bound.min(per_words) / 64 * 64;
-        let up_front = (limit as usize).min(module_words.saturating_mul(UP_FRONT_PER_WORD));
+        let limit = (bound.min(per_words) as usize).div_ceil(64) * 64;
+        let up_front = limit.min(module_words.saturating_mul(UP_FRONT_PER_WORD));
         IdBits {
             // (Zeroed pages cost no memory until a bit on them is set.)
             bits: vec![0; up_front.div_ceil(64)],
@@ -64,11 +65,11 @@ impl IdBits {
     /// takes it.
     #[cold]
     fn insert_past_bits(&mut self, id: u32) -> bool {
-        if id >= self.limit {
+        if id as usize >= self.limit {
             return self.far.insert(id);
         }
         let need = id as usize / 64 + 1;
-        let len = need.max(2 * self.bits.len()).min(self.limit as usize / 64);
+        let len = need.max(2 * self.bits.len()).min(self.limit / 64);
         self.bits.resize(len, 0);
         self.insert(id)
     }
@@ -78,7 +79,7 @@ impl IdBits {
     pub(crate) fn contains(&self, id: u32) -> bool {
         match self.bits.get(id as usize / 64) {
             Some(w) => w & (1 << (id % 64)) != 0,
-            None => id >= self.limit && !self.far.is_empty() && self.far.contains(&id),
+            None => id as usize >= self.limit && !self.far.is_empty() && self.far.contains(&id),
         }
     }
 }

@@ -88,13 +88,26 @@ fn reach_dense<'c>(
     starts: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<bool> {
+    reach_stopping(all, index, starts, callees, |_| false).0
+}
+
+/// [`reach_dense`], not walking on from the places `stop` holds: the
+/// places reached, and those of them it stopped at, as met.
+#[inline(always)]
+fn reach_stopping<'c>(
+    all: &[u32],
+    index: &IdIndex,
+    starts: impl Iterator<Item = u32>,
+    callees: &dyn Fn(u32) -> &'c [u32],
+    stop: impl Fn(usize) -> bool,
+) -> (Vec<bool>, Vec<usize>) {
     let mut seen = vec![false; all.len()];
     let mut stack = Vec::new();
     for id in starts {
         visit(index, id, &mut seen, &mut stack);
     }
-    walk(all, index, &mut seen, stack, callees, |_| false);
-    seen
+    let stopped = walk(all, index, &mut seen, stack, callees, stop);
+    (seen, stopped)
 }
 
 /// Marks the place of function `id` in `seen` and stacks it, unless it
@@ -156,13 +169,8 @@ impl FixedReach {
         rewritten: &[bool],
         callees: &dyn Fn(u32) -> &'c [u32],
     ) -> FixedReach {
-        let mut seen = vec![false; all.len()];
-        let mut stack = Vec::new();
-        for &id in roots {
-            visit(index, id, &mut seen, &mut stack);
-        }
         let stop = |k: usize| rewritten.get(k).copied().unwrap_or(false);
-        let frontier = walk(all, index, &mut seen, stack, callees, stop);
+        let (seen, frontier) = reach_stopping(all, index, roots.iter().copied(), callees, stop);
         FixedReach { seen, frontier }
     }
 }

@@ -216,6 +216,15 @@ impl Pieces {
     }
 }
 
+/// The input and own pieces `top` stands for: itself, or the edit list
+/// (in `edits`) it lays down.
+fn opened<'a>(edits: &'a [Piece], top: &'a Piece) -> &'a [Piece] {
+    match top.kind() {
+        Kind::Edits => &edits[top.range()],
+        _ => std::slice::from_ref(top),
+    }
+}
+
 /// The words of an input or own piece.
 fn slice<'a>(input: &'a [u32], own: &'a [u32], p: Piece) -> &'a [u32] {
     match p.kind() {
@@ -266,11 +275,7 @@ impl<'w> Output<'w> {
         crate::huge_pages::advise(&mut words);
         // (Loops, not `chunks`: a flattening iterator costs more a piece.)
         for top in &self.pieces {
-            let list = match top.kind() {
-                Kind::Edits => &self.edits[top.range()],
-                _ => std::slice::from_ref(top),
-            };
-            for &p in list {
+            for &p in opened(&self.edits, top) {
                 words.extend_from_slice(slice(self.input, &self.own, p));
             }
         }
@@ -354,11 +359,7 @@ impl<'w> Output<'w> {
         let pieces = std::mem::take(&mut self.pieces);
         let mut at = len;
         for top in pieces.iter().rev() {
-            let list = match top.kind() {
-                Kind::Edits => &self.edits[top.range()],
-                _ => std::slice::from_ref(top),
-            };
-            for p in list.iter().rev() {
+            for p in opened(&self.edits, top).iter().rev() {
                 let n = p.len();
                 at -= n;
                 match p.kind() {
@@ -383,10 +384,7 @@ impl<'w> Output<'w> {
     fn flat_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
         self.pieces
             .iter()
-            .flat_map(|p| match p.kind() {
-                Kind::Edits => &self.edits[p.range()],
-                _ => std::slice::from_ref(p),
-            })
+            .flat_map(|p| opened(&self.edits, p))
             .copied()
     }
 }

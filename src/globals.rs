@@ -330,7 +330,13 @@ impl Strings {
         } else {
             std::borrow::Cow::Owned(raw.iter().flat_map(|w| w.to_le_bytes()).collect())
         };
-        let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+        // The NUL is in the last word (the string's first zero byte, its
+        // octets packed low byte first).
+        let last = raw[n - 1];
+        let len = (n - 1) * 4
+            + (0..4)
+                .position(|k| (last >> (8 * k)) as u8 == 0)
+                .unwrap_or(4);
         let start = self.text.len();
         match std::str::from_utf8(&bytes[..len]) {
             Ok(s) => self.text.push_str(s),

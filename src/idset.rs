@@ -35,14 +35,25 @@ impl Default for IdSet {
 
 impl IdSet {
     /// Builds the set; `module_words` bounds the size of the bit vector.
-    pub(crate) fn new(ids: impl IntoIterator<Item = u32>, module_words: usize) -> IdSet {
-        let ids: Vec<u32> = ids.into_iter().collect();
-        let min = ids.iter().copied().min().unwrap_or(0);
-        let max = ids.iter().copied().max().unwrap_or(0) as usize;
-        let empty = ids.is_empty();
+    /// The ids are gone over twice (their span, then the bits), so that a
+    /// dense set allocates its bits and nothing else.
+    pub(crate) fn new<I>(ids: I, module_words: usize) -> IdSet
+    where
+        I: IntoIterator<Item = u32>,
+        I::IntoIter: Clone,
+    {
+        let ids = ids.into_iter();
+        let (mut min, mut max, mut empty) = (u32::MAX, 0, true);
+        for id in ids.clone() {
+            (min, max, empty) = (min.min(id), max.max(id), false);
+        }
+        if empty {
+            min = 0;
+        }
+        let max = max as usize;
         if max / 8 <= module_words.saturating_mul(4).max(1 << 16) {
             let mut bits = vec![0u64; max / 64 + 1];
-            for &id in &ids {
+            for id in ids {
                 bits[id as usize / 64] |= 1 << (id % 64);
             }
             IdSet {
@@ -54,7 +65,7 @@ impl IdSet {
                 max: max as u32,
             }
         } else {
-            let mut sorted = ids;
+            let mut sorted: Vec<u32> = ids.collect();
             sorted.sort_unstable();
             sorted.dedup();
             IdSet {
@@ -87,7 +98,7 @@ impl IdSet {
     }
 
     /// The members, ascending.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = u32> + Clone + '_ {
         // Each set bit by its trailing zeros: no look at the clear ones.
         let dense = self.bits.iter().enumerate().flat_map(|(k, &w)| {
             let mut rest = w;

@@ -164,7 +164,7 @@ impl SiteValues {
         }
         SiteValues {
             sites,
-            on: IdSet::new(on, module_words),
+            on: IdSet::new(on.iter().copied(), module_words),
         }
     }
 
@@ -181,7 +181,7 @@ impl SiteValues {
     }
 
     /// The sites, in id order.
-    pub(super) fn ids(&self) -> impl Iterator<Item = u32> + '_ {
+    pub(super) fn ids(&self) -> impl Iterator<Item = u32> + Clone + '_ {
         self.sites.iter()
     }
 }
@@ -241,7 +241,7 @@ impl ChainShape {
                 chain.insert(w[2], ());
             }
         }
-        let triggers = IdSet::new(sites.into_iter().chain(chain.keys().copied()), n);
+        let triggers = IdSet::new(sites.iter().copied().chain(chain.keys().copied()), n);
         // A definition whose only mention is its own result (a site's
         // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
         // rewrite of readers would pass it over, so it is no reader.
@@ -319,7 +319,7 @@ impl<'a> Context<'a> {
                     .filter(|id| globals.type_of(m, *id) == globals.bool_type),
             )
             .collect::<Vec<_>>();
-        ctx.chain = IdSet::new(chain_ids, n);
+        ctx.chain = IdSet::new(chain_ids.iter().copied(), n);
         let replaceable = ctx.site_value.ids().chain(ctx.module_chain.keys().copied());
         ctx.replaceable = IdSet::new(replaceable, n);
         Ok(ctx)

@@ -189,6 +189,18 @@ pub(super) struct Buffers {
     live: Vec<bool>,
 }
 
+impl Buffers {
+    /// Room in the lists [`read`] fills for a function of `words` words,
+    /// about as much as such functions take (the first rewrite of a run
+    /// then allocates each list once instead of doubling it from empty).
+    fn reserve(&mut self, words: usize) {
+        self.blocks.reserve(words / 32);
+        self.results.reserve(words / 4);
+        self.callees.reserve(words / 32);
+        self.marks.reserve(words / 32);
+    }
+}
+
 /// Reads the function in `words[start..end]` into `bufs`: what does not
 /// depend on the predicates' values (only on which ids they are, the same
 /// in every [`Context`] of a module). `None` when the full rewrite must
@@ -207,6 +219,7 @@ pub(super) fn read_function(
         return None;
     }
     let window = header_walk(words, first, end_at, &mut bufs.tracked)?;
+    bufs.reserve(end - start);
     bufs.ids.reset(window);
     for &(id, kind) in &bufs.tracked {
         if !bufs.ids.insert_new(id, PENDING << 2 | kind) {

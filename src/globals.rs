@@ -8,7 +8,7 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::error::{Result, binary};
 use crate::module::{
-    Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id,
+    Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id, shrink_spare,
 };
 use crate::operands::{for_each_id, op, result_pos};
 
@@ -127,9 +127,9 @@ impl Globals {
         }
         g.defs = defs.finish();
         g.strings.finish();
-        // (The lists are kept for the whole run: no spare capacity.)
-        g.spec_ids.shrink_to_fit();
-        g.entry_points.shrink_to_fit();
+        // (The lists are kept for the whole run.)
+        shrink_spare(&mut g.spec_ids);
+        shrink_spare(&mut g.entry_points);
         Ok(g)
     }
 

@@ -279,6 +279,16 @@ pub fn insts(words: &[u32], start: usize, end: usize) -> impl Iterator<Item = In
     })
 }
 
+/// Gives back the spare capacity of a list kept for a whole run when
+/// there is more than a page of it: a copy costs less than the memory
+/// then, and more than it saves for a small module's lists.
+#[inline(never)]
+pub(crate) fn shrink_spare<T>(list: &mut Vec<T>) {
+    if (list.capacity() - list.len()) * std::mem::size_of::<T>() > 4096 {
+        list.shrink_to_fit();
+    }
+}
+
 const OP_FUNCTION: u16 = spirv::Op::Function as u16;
 const OP_FUNCTION_END: u16 = spirv::Op::FunctionEnd as u16;
 const OP_LABEL: u16 = spirv::Op::Label as u16;
@@ -376,9 +386,9 @@ impl<'w> Module<'w> {
             at += (words[at] >> 16) as usize;
             functions.push(FunctionRange { id, start, end: at });
         }
-        // (Both lists are kept for the whole run: no spare capacity.)
-        global_starts.shrink_to_fit();
-        functions.shrink_to_fit();
+        // (Both lists are kept for the whole run.)
+        shrink_spare(&mut global_starts);
+        shrink_spare(&mut functions);
         Ok(Module {
             words,
             global_starts,

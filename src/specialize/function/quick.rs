@@ -190,10 +190,17 @@ pub(super) struct Buffers {
 }
 
 impl Buffers {
-    /// Room in the lists [`read`] fills for a function of `words` words,
-    /// about as much as such functions take (the first rewrite of a run
-    /// then allocates each list once instead of doubling it from empty).
-    fn reserve(&mut self, words: usize) {
+    /// Empties the lists [`read`] fills and gives them room for a
+    /// function of `words` words, about as much as such functions take
+    /// (the first rewrite of a run then allocates each list once instead
+    /// of doubling it from empty).
+    fn clear_for(&mut self, words: usize) {
+        self.blocks.clear();
+        self.logic.clear();
+        self.phis.clear();
+        self.marks.clear();
+        self.callees.clear();
+        self.results.clear();
         self.blocks.reserve(words / 32);
         self.results.reserve(words / 4);
         self.callees.reserve(words / 32);
@@ -219,7 +226,6 @@ pub(super) fn read_function(
         return None;
     }
     let window = header_walk(words, first, end_at, &mut bufs.tracked)?;
-    bufs.reserve(end - start);
     bufs.ids.reset(window);
     for &(id, kind) in &bufs.tracked {
         if !bufs.ids.insert_new(id, PENDING << 2 | kind) {
@@ -360,6 +366,7 @@ fn read(
     bufs: &mut Buffers,
 ) -> Option<()> {
     let infos = op_infos();
+    bufs.clear_for(end_at - at);
     let Buffers {
         ids,
         blocks,
@@ -370,12 +377,6 @@ fn read(
         results,
         ..
     } = bufs;
-    blocks.clear();
-    logic.clear();
-    phis.clear();
-    marks.clear();
-    callees.clear();
-    results.clear();
     let in_range = |x: u32| x != 0 && x < bound;
     // The block being read, and whether it has ended (before the first
     // label: only ordinary instructions, the parameters, may come).

@@ -281,7 +281,9 @@ pub fn insts(words: &[u32], start: usize, end: usize) -> impl Iterator<Item = In
 
 /// Gives back the spare capacity of a list kept for a whole run when
 /// there is more than a page of it: a copy costs less than the memory
-/// then, and more than it saves for a small module's lists.
+/// then, and more than it saves for a small module's lists. (Out of
+/// line: inlined into `Module::parse`, it changed the code of the parse's
+/// loop, 1 MB +0.1 M instructions.)
 #[inline(never)]
 pub(crate) fn shrink_spare<T>(list: &mut Vec<T>) {
     if (list.capacity() - list.len()) * std::mem::size_of::<T>() > 4096 {

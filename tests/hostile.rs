@@ -281,7 +281,9 @@ fn work_clock() -> Duration {
 /// a case of size `n` and returns the time its slowest library call took;
 /// each size runs three times and the fastest run counts (the work is
 /// linear in instructions, but on a loaded machine the large size's
-/// cache misses alone have taken a run past 10).
+/// cache misses alone have taken a run past 10). The runs after a size's
+/// first reuse the memory it touched: see `Child::keep_freed_memory` in
+/// `tests/common`.
 fn assert_linear(label: &str, n: usize, bound: Duration, run: impl Fn(usize) -> Duration) {
     let best = |m: usize| run(m).min(run(m)).min(run(m));
     let small = best(n);

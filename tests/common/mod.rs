@@ -425,7 +425,8 @@ pub struct Child<'a> {
     pub own_group: bool,
     /// Run the child with [`KEEP_FREED_MEMORY`] (glibc's allocator: one
     /// arena that keeps what is freed), for children that time the
-    /// library's work.
+    /// library's work ([`isolated_run`]'s: the hostile suites, where it
+    /// changes nothing else).
     pub keep_freed_memory: bool,
 }
 
@@ -438,20 +439,21 @@ pub struct Child<'a> {
 /// Why: the kernel zeroes a fresh page on its first touch, in the
 /// toucher's CPU time, and on this project's VMs that costs more than the
 /// library's own work. Without these settings the hostile suite's
-/// function Not chain of 100,000 took about 15,000 page faults and 30 ms
-/// of system time in every run (against 45 ms of user time), while the
-/// one of 25,000 reused its pages and took none; its time ratio read 7 to
-/// 11 (the check's limit is 10) for work that cachegrind counts as linear
-/// (13.3 M instructions at 25,000, 49.9 M at 100,000). With them, a
-/// size's second run takes no faults and the ratio reads 4 to 6.
+/// function Not chain of 100,000 took about 12,600 page faults and 35–40
+/// ms of system time in every run (against 44–52 ms of user time), while
+/// the one of 25,000 reused its pages and took none; its time ratio read
+/// 7 to 11 (the check's limit is 10) for work that cachegrind counts as
+/// linear (13.3 M instructions at 25,000, 49.9 M at 100,000). With them,
+/// a size's later runs take next to no faults, and the suite's ratios
+/// read 2.4 to 6.5 in five runs.
 pub const KEEP_FREED_MEMORY: &str = "glibc.malloc.arena_max=1:\
     glibc.malloc.trim_threshold=2147483647:glibc.malloc.mmap_threshold=33554432";
 
 /// Runs `body` and returns `None` when this process is the child re-run
 /// for test `name` (its environment has `child_var` = `name`); otherwise
 /// re-runs test `name` in a child process of its own process group under
-/// `mem_limit_kb` and `time_limit`, logging to `rspv-<log>-…`, and returns
-/// how that run ended.
+/// `mem_limit_kb` and `time_limit` and with [`KEEP_FREED_MEMORY`],
+/// logging to `rspv-<log>-…`, and returns how that run ended.
 pub fn isolated_run(
     name: &str,
     child_var: &str,

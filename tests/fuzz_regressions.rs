@@ -59,7 +59,6 @@ fn check_in_child(path: &Path) -> Result<(), String> {
         time_limit: TIME_LIMIT,
         poll: Duration::from_millis(10),
         own_group: false,
-        keep_freed_memory: false,
     }
     .run();
     let text = &run.output;

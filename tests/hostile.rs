@@ -282,7 +282,7 @@ fn work_clock() -> Duration {
 /// each size runs three times and the fastest run counts (the work is
 /// linear in instructions, but on a loaded machine the large size's
 /// cache misses alone have taken a run past 10). The runs after a size's
-/// first reuse the memory it touched: see `Child::keep_freed_memory` in
+/// first reuse the memory it touched: see `KEEP_FREED_MEMORY` in
 /// `tests/common`.
 fn assert_linear(label: &str, n: usize, bound: Duration, run: impl Fn(usize) -> Duration) {
     let best = |m: usize| run(m).min(run(m)).min(run(m));

@@ -423,18 +423,13 @@ pub struct Child<'a> {
     /// On Unix, make the child lead a process group of its own and kill
     /// the whole group at the time limit (ending what it started too).
     pub own_group: bool,
-    /// Run the child with [`KEEP_FREED_MEMORY`] (glibc's allocator: one
-    /// arena that keeps what is freed), for children that time the
-    /// library's work ([`isolated_run`]'s: the hostile suites, where it
-    /// changes nothing else).
-    pub keep_freed_memory: bool,
 }
 
-/// glibc allocator settings under which memory a run frees stays in the
-/// process for the next run: one arena (the test thread's own arena
-/// hands a whole 64 MiB sub-heap back to the kernel when it empties,
-/// whatever the trim threshold), no trimming, and buffers under 32 MiB
-/// taken from that heap rather than mapped alone.
+/// glibc allocator settings every [`Child`] runs with, under which memory
+/// a run frees stays in the process for the next run: one arena (the
+/// test thread's own arena hands a whole 64 MiB sub-heap back to the
+/// kernel when it empties, whatever the trim threshold), no trimming, and
+/// buffers under 32 MiB taken from that heap rather than mapped alone.
 ///
 /// Why: the kernel zeroes a fresh page on its first touch, in the
 /// toucher's CPU time, and on this project's VMs that costs more than the
@@ -446,14 +441,14 @@ pub struct Child<'a> {
 /// linear (13.3 M instructions at 25,000, 49.9 M at 100,000). With them,
 /// a size's later runs take next to no faults, and the suite's ratios
 /// read 2.4 to 6.5 in five runs.
-pub const KEEP_FREED_MEMORY: &str = "glibc.malloc.arena_max=1:\
+const KEEP_FREED_MEMORY: &str = "glibc.malloc.arena_max=1:\
     glibc.malloc.trim_threshold=2147483647:glibc.malloc.mmap_threshold=33554432";
 
 /// Runs `body` and returns `None` when this process is the child re-run
 /// for test `name` (its environment has `child_var` = `name`); otherwise
 /// re-runs test `name` in a child process of its own process group under
-/// `mem_limit_kb` and `time_limit` and with [`KEEP_FREED_MEMORY`],
-/// logging to `rspv-<log>-…`, and returns how that run ended.
+/// `mem_limit_kb` and `time_limit`, logging to `rspv-<log>-…`, and returns
+/// how that run ended.
 pub fn isolated_run(
     name: &str,
     child_var: &str,
@@ -476,7 +471,6 @@ pub fn isolated_run(
             time_limit,
             poll: Duration::from_millis(20),
             own_group: true,
-            keep_freed_memory: true,
         }
         .run(),
     )
@@ -529,13 +523,11 @@ impl Child<'_> {
                 std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
             }
         }
-        if self.keep_freed_memory {
-            cmd.env("GLIBC_TUNABLES", KEEP_FREED_MEMORY);
-        }
         let mut child = cmd
             .args([self.test, "--exact", "--nocapture", "--test-threads=1"])
             .env(self.env.0, self.env.1)
             .env("RUST_BACKTRACE", "0")
+            .env("GLIBC_TUNABLES", KEEP_FREED_MEMORY)
             .stdin(Stdio::null())
             .stdout(file.try_clone().unwrap())
             .stderr(file)

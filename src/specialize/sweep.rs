@@ -278,9 +278,10 @@ fn reach<'c>(
 pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable) -> Vec<u32> {
     let mut seen = IdBits::new(m.bound(), m.words.len());
     // Each member with its definition's position (0 for a variable
-    // without one, then alone).
+    // without one, then alone), packed as `position << 32 | id` (word
+    // indices fit in 32 bits): one integer sort, cheaper than of pairs.
     // (Room for the closure of a typical table: a string's bytes.)
-    let mut found: Vec<(usize, u32)> = Vec::with_capacity(128);
+    let mut found: Vec<u64> = Vec::with_capacity(128);
     let mut stack = Vec::with_capacity(128);
     stack.push(table.variable);
     while let Some(id) = stack.pop() {
@@ -288,10 +289,10 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
             continue;
         }
         let Some(inst) = g.defs.get(id) else {
-            found.push((0, id));
+            found.push(u64::from(id));
             continue;
         };
-        found.push((inst.at, id));
+        found.push(((inst.at as u64) << 32) | u64::from(id));
         let w = m.inst_words(inst);
         let mut reads = |x: u32| {
             if g.defs.contains(x) {
@@ -312,7 +313,7 @@ pub(super) fn table_closure(m: &Module<'_>, g: &Globals, table: &PredicateTable)
         });
     }
     found.sort_unstable();
-    found.into_iter().map(|(_, id)| id).collect()
+    found.into_iter().map(|x| x as u32).collect()
 }
 
 /// Module-scope readers of the table's closure. Names and decorations go

@@ -31,8 +31,9 @@ pub(super) struct Analysis {
     /// Module-scope ids whose staying keeps the rest of `closure` whatever
     /// the functions mention (`sweep::TableTracking::pins`).
     pins: Vec<u32>,
-    /// Module-scope instructions that mention predicates (`ChainShape::readers`).
-    pub(super) readers: Vec<usize>,
+    /// The predicate call sites, the ids that make a function need
+    /// rewriting and the module-scope instructions that read them.
+    pub(super) shape: ChainShape,
     /// What `scan` found in each function, in module order.
     pub(super) scan: scan::Scan,
     /// Index into `function_ids` of each function id.
@@ -50,12 +51,11 @@ impl Analysis {
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(m, &closure, table.variable);
         let tt = sweep::TableTracking::new(&closure, &table_readers, table.variable, &|id| {
-            g.defs.contains(id) && !shape.rewrite_triggers.contains(id)
+            g.defs.contains(id) && !shape.rewrite_triggers().contains(id)
         });
         let tracked_table_ids = IdSet::new(tt.tracked.iter().copied(), n);
-        let readers = shape.readers;
         let interest = scan::Interest::new(
-            &shape.rewrite_triggers,
+            shape.rewrite_triggers(),
             &function_ids,
             &tracked_table_ids,
             n,
@@ -85,7 +85,7 @@ impl Analysis {
             table_readers,
             tracked_table_ids,
             pins: tt.pins,
-            readers,
+            shape,
             scan,
         })
     }

@@ -38,13 +38,15 @@ pub(super) struct Context<'a> {
     /// Its module-level index.
     pub globals: &'a Globals,
     /// Predicate call site → its value for the target.
-    pub site_value: SiteValues,
+    pub site_value: SiteValues<'a>,
     /// Module-scope `OpSpecConstantOp` results computed from predicates.
     pub module_chain: HashMap<u32, Val>,
-    /// Bool chain ids (sites and boolean module-scope chain values).
+    /// Bool chain ids (sites and boolean module-scope chain values;
+    /// [`ChainShape::bool_chain`]).
     chain: IdSet,
     /// Every id [`Context::replacement`] may replace: the sites and the
-    /// module-scope chain values of any type.
+    /// module-scope chain values of any type
+    /// ([`ChainShape::rewrite_triggers`]).
     replaceable: IdSet,
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
@@ -128,38 +130,32 @@ impl Constants {
 
 /// Every predicate call site with its value for one target, as bits over
 /// the ids (the sites are looked up for every word a rewrite reads).
-pub(super) struct SiteValues {
-    /// The sites.
-    sites: IdSet,
+pub(super) struct SiteValues<'a> {
+    /// The sites ([`ChainShape::sites`]: the same for every target).
+    sites: &'a IdSet,
     /// The sites whose value is true.
     on: IdSet,
 }
 
-impl SiteValues {
-    /// The sites of `table`'s predicates with their predicate's value, the
-    /// value of `values` at its place in the table (a site listed twice
-    /// takes its last predicate's value).
+impl<'a> SiteValues<'a> {
+    /// The module's `sites` (those of `table`'s predicates) with their
+    /// predicate's value, the value of `values` at its place in the table
+    /// (a site listed twice takes its last predicate's value).
     fn new(
+        sites: &'a IdSet,
         table: &PredicateTable,
         values: &[Resolved],
         bound: u32,
         module_words: usize,
-    ) -> SiteValues {
-        let listed: Vec<(u32, bool)> = table
-            .predicates
-            .iter()
-            .zip(values)
-            .flat_map(|(p, r)| {
-                debug_assert_eq!(p.spec_id, r.spec_id, "values in table order");
-                p.sites.iter().map(move |&s| (s, r.value))
-            })
-            .collect();
-        let sites = IdSet::new(listed.iter().map(|&(s, _)| s), module_words);
+    ) -> SiteValues<'a> {
         let mut seen = IdBits::new(bound, module_words);
         let mut on = Vec::new();
-        for &(s, value) in listed.iter().rev() {
-            if seen.insert(s) && value {
-                on.push(s);
+        for (p, r) in table.predicates.iter().zip(values).rev() {
+            debug_assert_eq!(p.spec_id, r.spec_id, "values in table order");
+            for &s in p.sites.iter().rev() {
+                if seen.insert(s) && r.value {
+                    on.push(s);
+                }
             }
         }
         SiteValues {
@@ -189,9 +185,11 @@ impl SiteValues {
 /// The shape of the module-scope chain, the same whatever the predicates'
 /// values: found once per module.
 pub(super) struct ChainShape {
-    /// Ids whose uses make a function need rewriting: predicate call sites
-    /// and module-scope `OpSpecConstantOp` logic or selects over them.
-    pub rewrite_triggers: IdSet,
+    /// The predicate call sites: every table SpecId's spec constants.
+    pub sites: IdSet,
+    /// The sets over the module-scope chain values, when there are any
+    /// (else both are [`ChainShape::sites`]).
+    chain: Option<ChainSets>,
     /// Indices into `Module::globals` of the instructions (names and
     /// decorations aside) that mention an id of `rewrite_triggers` in a word other
     /// than their result.
@@ -241,7 +239,17 @@ impl ChainShape {
                 chain.insert(w[2], ());
             }
         }
-        let triggers = IdSet::new(sites.iter().copied().chain(chain.keys().copied()), n);
+        let chain_sets = (!chain.is_empty()).then(|| {
+            let values = || sites.iter().copied().chain(chain.keys().copied());
+            let bool_type = globals.bool_type;
+            let bools =
+                values().filter(|&id| site_set.contains(id) || globals.type_of(m, id) == bool_type);
+            ChainSets {
+                triggers: IdSet::new(values(), n),
+                bools: IdSet::new(bools, n),
+            }
+        });
+        let triggers = chain_sets.as_ref().map_or(&site_set, |c| &c.triggers);
         // A definition whose only mention is its own result (a site's
         // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
         // rewrite of readers would pass it over, so it is no reader.
@@ -267,32 +275,58 @@ impl ChainShape {
             }
         }
         Ok(ChainShape {
-            rewrite_triggers: triggers,
+            sites: site_set,
+            chain: chain_sets,
             readers,
         })
     }
+
+    /// Ids whose uses make a function need rewriting: predicate call sites
+    /// and module-scope `OpSpecConstantOp` logic or selects over them. A
+    /// context's chain walk finds exactly these chain values for any
+    /// predicate values (it walks [`ChainShape::readers`] by the same rule),
+    /// so they are also every id a context may replace.
+    pub(super) fn rewrite_triggers(&self) -> &IdSet {
+        self.chain.as_ref().map_or(&self.sites, |c| &c.triggers)
+    }
+
+    /// The boolean ids of [`ChainShape::rewrite_triggers`]: the sites and
+    /// the boolean chain values.
+    pub(super) fn bool_chain(&self) -> &IdSet {
+        self.chain.as_ref().map_or(&self.sites, |c| &c.bools)
+    }
+}
+
+/// [`ChainShape`]'s sets when the module has chain values.
+struct ChainSets {
+    /// The sites and every chain value.
+    triggers: IdSet,
+    /// The sites and the boolean chain values.
+    bools: IdSet,
 }
 
 impl<'a> Context<'a> {
     /// Evaluates the module-scope chain for the given values of the
     /// table's predicates (in table order, as
     /// `inspect::resolve_predicates` gives them), looking only at
-    /// `readers` ([`ChainShape::readers`] of the same module).
+    /// `shape`'s readers; `shape` is [`ChainShape::find`]'s of the same
+    /// module.
     pub(super) fn new(
         m: &'a Module<'a>,
         globals: &'a Globals,
         table: &PredicateTable,
         values: &[Resolved],
-        readers: &'a [usize],
+        shape: &'a ChainShape,
     ) -> Result<Context<'a>> {
-        let site_value = SiteValues::new(table, values, m.bound(), m.words.len());
+        let readers = &shape.readers[..];
+        let site_value = SiteValues::new(&shape.sites, table, values, m.bound(), m.words.len());
         let mut ctx = Context {
             m,
             globals,
             site_value,
             module_chain: HashMap::default(),
-            chain: IdSet::default(),
-            replaceable: IdSet::default(),
+            chain: shape.bool_chain().clone(),
+            replaceable: shape.rewrite_triggers().clone(),
             first_reader: usize::MAX,
             constants: Constants {
                 next_id: m.bound(),
@@ -301,28 +335,29 @@ impl<'a> Context<'a> {
             bad_uses: Vec::new(),
             readers,
         };
-        let n = m.words.len();
         ctx.module_scope(readers)?;
-        if ctx.module_chain.is_empty() {
-            // The common case: the sites are the whole chain.
-            ctx.replaceable = ctx.site_value.sites.clone();
-            ctx.chain = ctx.site_value.sites.clone();
-            return Ok(ctx);
-        }
-        let chain_ids = ctx
-            .site_value
-            .ids()
-            .chain(
-                ctx.module_chain
-                    .keys()
-                    .copied()
-                    .filter(|id| globals.type_of(m, *id) == globals.bool_type),
-            )
-            .collect::<Vec<_>>();
-        ctx.chain = IdSet::new(chain_ids.iter().copied(), n);
-        let replaceable = ctx.site_value.ids().chain(ctx.module_chain.keys().copied());
-        ctx.replaceable = IdSet::new(replaceable, n);
+        debug_assert!(
+            ctx.chain_is_the_shapes(shape),
+            "the chain walk found other chain values than the module's shape"
+        );
         Ok(ctx)
+    }
+
+    /// True when the chain values the walk found are `shape`'s (the sets
+    /// the context took from it hold exactly the sites and those values),
+    /// as they must be for any predicate values: checked in debug builds.
+    fn chain_is_the_shapes(&self, shape: &ChainShape) -> bool {
+        let (g, m) = (self.globals, self.m);
+        let found = |id: u32| shape.sites.contains(id) || self.module_chain.contains_key(&id);
+        let boolean = |id: u32| {
+            shape.sites.contains(id)
+                || (self.module_chain.contains_key(&id) && g.type_of(m, id) == g.bool_type)
+        };
+        let keys = || self.module_chain.keys().copied();
+        self.replaceable.iter().all(found)
+            && keys().all(|id| self.replaceable.contains(id))
+            && self.chain.iter().all(boolean)
+            && keys().all(|id| !boolean(id) || self.chain.contains(id))
     }
 
     /// Walks module-scope instructions in order: evaluates `OpSpecConstantOp`

@@ -149,7 +149,7 @@ impl<'w> Prepared<'w> {
         a: &'p Analysis,
         predicates: Vec<Resolved>,
     ) -> Result<(Context<'p>, Report)> {
-        let ctx = Context::new(&self.m, &self.g, &a.table, &predicates, &a.readers)?;
+        let ctx = Context::new(&self.m, &self.g, &a.table, &predicates, &a.shape)?;
         let report = Report {
             predicates,
             ..Report::default()

@@ -197,7 +197,11 @@ impl Pieces {
     /// The words of the rewritten function whose edit list is `edits`,
     /// appended to `out`.
     pub(super) fn function_words(&self, input: &[u32], edits: Range<usize>, out: &mut Vec<u32>) {
-        for p in &self.edits[edits] {
+        let edits = &self.edits[edits];
+        // (Room at once: a function's pieces are many, and grown by
+        // doubling `out` took a reallocation every few.)
+        out.reserve(edits.iter().map(|p| p.len()).sum());
+        for p in edits {
             out.extend_from_slice(slice(input, &self.own, *p));
         }
     }

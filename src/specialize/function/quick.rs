@@ -866,6 +866,14 @@ fn emit(
 ) -> Rewritten {
     let mut out = Writing::new(emitted);
     let blocks = &bufs.blocks;
+    // Room for what the read bounds (the storage is kept from function to
+    // function, so only a run's first rewrite grows it): a span or two and
+    // a folded branch a block, its calls, the labels and results of dead
+    // blocks.
+    out.spans.reserve(2 * blocks.len() + 2);
+    out.own.reserve(2 * blocks.len());
+    out.callees.reserve(bufs.callees.len());
+    out.removed_ids.reserve(blocks.len() + bufs.results.len());
     out.take_input(start..blocks[0].label_at);
     let range = |(from, to): (u32, u32)| from as usize..to as usize;
     for (b, blk) in blocks.iter().enumerate() {

@@ -23,6 +23,9 @@ const LINK_EXPORT: u32 = spirv::LinkageType::Export as u32;
 const TYPE_VOID: u16 = spirv::Op::TypeVoid as u16;
 const TYPE_VECTOR: u16 = spirv::Op::TypeVector as u16;
 const TYPE_FUNCTION: u16 = spirv::Op::TypeFunction as u16;
+/// `OpCapability` and `OpMemoryModel`: no ids, frequent in every module.
+const CAPABILITY: u16 = spirv::Op::Capability as u16;
+const MEMORY_MODEL: u16 = spirv::Op::MemoryModel as u16;
 
 /// Index of the module-level instructions.
 #[derive(Debug, Default)]
@@ -134,8 +137,9 @@ impl Globals {
     }
 
     /// The generic scan's work on the most frequent well-formed module-level
-    /// instructions (entry points, `SpecId` decorations, boolean constants,
-    /// names, and the definitions of [`definition_ids`]), without walking
+    /// instructions (capabilities, the memory model, entry points, `SpecId`
+    /// decorations, boolean and integer types, boolean constants, names,
+    /// and the definitions of [`definition_ids`]), without walking
     /// the grammar: true when `words` (`inst`'s) is one of
     /// them, with every id in range, and has been recorded. Anything else,
     /// and every error, is left to the generic scan, which then says
@@ -183,6 +187,20 @@ impl Globals {
                     return false;
                 };
                 self.strings.names.push((words[1], s));
+                true
+            }
+            // (Their only id, if any, is the result: see the test
+            // `instructions_read_directly_match_the_walk`.)
+            CAPABILITY if words.len() == 2 => true,
+            MEMORY_MODEL if words.len() == 3 => true,
+            op::TypeBool if words.len() == 2 && id_ok(words[1]) => {
+                defs.push(words[1], inst);
+                self.bool_type.get_or_insert(words[1]);
+                true
+            }
+            op::TypeInt if words.len() == 4 && id_ok(words[1]) => {
+                defs.push(words[1], inst);
+                self.int_width.insert(words[1], words[2]);
                 true
             }
             _ => {
@@ -580,6 +598,29 @@ mod tests {
             }
         }
         assert_eq!(taken, 28, "every layout and length above was compared");
+    }
+
+    /// The instructions `Globals::scan_common` reads directly at one length
+    /// (capabilities, the memory model, boolean and integer types) hold no
+    /// id at that length but their result, as the walk reports them.
+    #[test]
+    fn instructions_read_directly_match_the_walk() {
+        use crate::operands::Role;
+        let cases = [
+            (CAPABILITY, 2, None),
+            (MEMORY_MODEL, 3, None),
+            (op::TypeBool, 2, Some(1)),
+            (op::TypeInt, 4, Some(1)),
+        ];
+        for (opcode, len, result) in cases {
+            let mut words = vec![crate::module::header_word(len, opcode)];
+            words.extend((1..len as u32).map(|k| 10 + k));
+            let mut walked = Vec::new();
+            for_each_id(&words, 0, &|_| 1, &mut |pos, role| walked.push((pos, role)))
+                .expect("the walk takes it");
+            let want: Vec<_> = result.map(|r| (r, Role::Result)).into_iter().collect();
+            assert_eq!(walked, want, "opcode {opcode} with {len} words");
+        }
     }
 
     /// A function without an `OpName` is named by its first linkage name

@@ -34,12 +34,13 @@ pub struct Globals {
     pub defs: Defs,
     /// The `OpName` and linkage name strings.
     strings: Strings,
-    /// `OpDecorate %x SpecId N`: `(x, N, the decoration)`.
-    pub spec_ids: Vec<(u32, u32, Inst)>,
+    /// Every `OpDecorate %x SpecId N`, in module order.
+    pub spec_ids: Vec<SpecIdDecoration>,
     /// Ids decorated `LinkageAttributes … Export`.
     pub exported: HashSet<u32>,
-    /// The `OpEntryPoint` instructions.
-    pub entry_points: Vec<Inst>,
+    /// The function of each `OpEntryPoint`, in module order (4 bytes an
+    /// entry point: a module may hold 200,000 of them).
+    pub entry_functions: Vec<u32>,
     /// The first `OpTypeBool`.
     pub bool_type: Option<u32>,
     /// Every `OpConstantTrue` / `OpConstantFalse` of the bool type, with its
@@ -95,7 +96,9 @@ impl Globals {
                 op::Decorate if inst.len >= 3 => {
                     let target = m.id_at(inst.at + 1)?;
                     match words[2] {
-                        DEC_SPEC_ID if inst.len >= 4 => g.spec_ids.push((target, words[3], inst)),
+                        DEC_SPEC_ID if inst.len >= 4 => g
+                            .spec_ids
+                            .push(SpecIdDecoration::new(target, words[3], inst)),
                         DEC_LINKAGE if inst.len >= 5 => {
                             let (s, n) = g.strings.push(w, inst.at + 3, inst.end())?;
                             if let Some(&ty) = words.get(3 + n) {
@@ -109,9 +112,9 @@ impl Globals {
                     }
                 }
                 op::EntryPoint if inst.len >= 4 => {
-                    m.id_at(inst.at + 2)?;
+                    let function = m.id_at(inst.at + 2)?;
                     literal_string(w, inst.at + 3, inst.end())?;
-                    g.entry_points.push(inst);
+                    g.entry_functions.push(function);
                 }
                 op::TypeBool if inst.len >= 2 => {
                     g.bool_type.get_or_insert(words[1]);
@@ -132,7 +135,7 @@ impl Globals {
         g.strings.finish();
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
-        shrink_spare(&mut g.entry_points);
+        shrink_spare(&mut g.entry_functions);
         Ok(g)
     }
 
@@ -162,11 +165,12 @@ impl Globals {
                 if !words[3 + n..].iter().all(|&x| id_ok(x)) {
                     return false;
                 }
-                self.entry_points.push(inst);
+                self.entry_functions.push(words[2]);
                 true
             }
             op::Decorate if words.len() == 4 && words[2] == DEC_SPEC_ID && id_ok(words[1]) => {
-                self.spec_ids.push((words[1], words[3], inst));
+                self.spec_ids
+                    .push(SpecIdDecoration::new(words[1], words[3], inst));
                 true
             }
             op::SpecConstantTrue | op::SpecConstantFalse | op::ConstantTrue | op::ConstantFalse
@@ -273,6 +277,35 @@ impl Globals {
         name.push('%');
         name.extend(digits[k..].iter().map(|&d| d as char));
         name
+    }
+}
+
+/// An `OpDecorate %target SpecId N`, in 12 bytes (a module may hold one
+/// for each of 200,000 predicate sites).
+#[derive(Debug, Clone, Copy)]
+pub struct SpecIdDecoration {
+    /// The decorated id.
+    pub target: u32,
+    /// The SpecId, N.
+    pub spec_id: u32,
+    /// Index of the decoration's first word in the module.
+    at: u32,
+}
+
+impl SpecIdDecoration {
+    /// `inst` decorates `target` with SpecId `spec_id` (the parse checked
+    /// that every word index fits in 32 bits).
+    fn new(target: u32, spec_id: u32, inst: Inst) -> SpecIdDecoration {
+        SpecIdDecoration {
+            target,
+            spec_id,
+            at: inst.at as u32,
+        }
+    }
+
+    /// Byte offset of the decoration in the input.
+    pub fn byte_offset(&self) -> usize {
+        self.at as usize * 4
     }
 }
 

@@ -249,7 +249,8 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
     // on, a map from site to SpecId rebuilt from the decorations before it.
     let mut seen = IdBits::new(m.bound(), w.len());
     let mut site_spec: Option<crate::fastmap::Map<u32, u32>> = None;
-    for (j, &(target, spec_id, dec)) in g.spec_ids.iter().enumerate() {
+    for (j, dec) in g.spec_ids.iter().enumerate() {
+        let (target, spec_id) = (dec.target, dec.spec_id);
         let Some(&i) = index.get(&spec_id) else {
             continue;
         };
@@ -265,8 +266,8 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
                     // site (or the run would have stopped there).
                     let earlier = g.spec_ids[..j]
                         .iter()
-                        .filter(|(_, s, _)| index.contains_key(s))
-                        .map(|&(t, s, _)| (t, s));
+                        .filter(|d| index.contains_key(&d.spec_id))
+                        .map(|d| (d.target, d.spec_id));
                     site_spec = Some(earlier.collect());
                 }
                 if let Some(site_spec) = &mut site_spec

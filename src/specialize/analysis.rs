@@ -63,7 +63,7 @@ impl Analysis {
         let scan = scan::Scan::new(m, &interest)?;
         let fact_of = IdIndex::new(&function_ids, n);
         let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
-        let entry_or_exported = g.entry_points.iter().map(|ep| m.words[ep.at + 2]).chain(
+        let entry_or_exported = g.entry_functions.iter().copied().chain(
             g.exported
                 .iter()
                 .copied()

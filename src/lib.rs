@@ -32,6 +32,7 @@ pub mod feature_expr;
 #[allow(unreachable_pub)]
 mod generator;
 mod globals;
+mod heap;
 mod huge_pages;
 mod idbits;
 mod idset;

@@ -121,6 +121,7 @@ pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Resul
     let out = Prepared::new(&words, endian)
         .and_then(|p| p.specialize_output(target, options))
         .map_err(|e| input.locate(e))?;
+    crate::heap::release_free_memory(out.len_words());
     Ok(out.into_specialized())
 }
 

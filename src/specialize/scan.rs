@@ -141,6 +141,16 @@ impl Interest {
     }
 }
 
+/// Panics unless `a` and `b` are the same facts or the same error (the
+/// fuzz builds' check of the scan in pieces).
+fn check_same(a: &Result<Scan>, b: &Result<Scan>) {
+    match (a, b) {
+        (Ok(a), Ok(b)) => assert!(a == b, "the scan in pieces differs"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        _ => panic!("the scan in pieces differs: {a:?} against {b:?}"),
+    }
+}
+
 /// Where each of `pieces` runs of consecutive functions of about equal
 /// words starts, and, last, the end of the last: `pieces + 1` indices
 /// into `functions`.
@@ -212,7 +222,13 @@ impl Scan {
         } else {
             1
         };
-        Scan::in_pieces(m, interest, pieces)
+        let scan = Scan::in_pieces(m, interest, pieces);
+        // (Fuzz builds scan the small modules they make in pieces too,
+        // and check that both ways agree.)
+        if cfg!(fuzzing) && pieces == 1 {
+            check_same(&scan, &Scan::in_pieces(m, interest, 3));
+        }
+        scan
     }
 
     /// [`Scan::new`] in `pieces` pieces (in order on the calling thread

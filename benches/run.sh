@@ -14,7 +14,8 @@
 #   SPIRV_OPT_TIMEOUT seconds (default 120);
 # - peak RSS: `/usr/bin/time -v` (Maximum resident set size) of one run of
 #   each tool, and of examples/specialize_file.rs (reads the file, calls
-#   `specialize`: the in-process path, the caller's input counted), and as a
+#   `specialize`: the in-process path, the caller's input counted; and with
+#   `--in-place`, `specialize_in_place` on the "calls" modules), and as a
 #   multiple of the module size;
 # - validity: spirv-val on both outputs;
 # - 61 targets: divan's one-call-per-target loop (`sequential`) and the batch
@@ -149,6 +150,11 @@ for key in dispatch_chain gen_40kb calls_1mb no_calls_1mb calls_10mb no_calls_10
     log "$key: in-process specialize (peak RSS)"
     run_once 0 "$lib" gfx950 "$in"
     put "$key" lib_rss_kb "$run_rss_kb"
+    if [[ $key == calls_* ]]; then
+        log "$key: in-process specialize_in_place (peak RSS)"
+        run_once 0 "$lib" --in-place gfx950 "$in"
+        put "$key" in_place_rss_kb "$run_rss_kb"
+    fi
     if [[ $run_status == ok ]]; then
         put "$key" cli_valid "$(valid "$tmp/rspv.spv")"
         put "$key" cli_s "$(median_s "$cli" --target gfx950 "$in" -o "$tmp/rspv.spv" --report none)"
@@ -303,6 +309,16 @@ if tables:
 resolve = medians.get("phases/embedded_target")
 if resolve:
     print(f"Resolving a target against the embedded tables and evaluating one `has.` predicate: {t(resolve)}.")
+in_place = []
+for key, mb in (("calls_1mb", 1), ("calls_10mb", 10), ("calls_100mb", 100)):
+    r = res.get(key, {})
+    n = int(r.get("size", 0))
+    s = medians.get(f"throughput/calls_in_place/{mb}")
+    if s and n:
+        in_place.append(f"{size(n)} {t(s)} ({n / s / 1e6:.0f} MB/s, peak RSS {rss(r, 'in_place_rss_kb', n)})")
+if in_place:
+    print("In place (`specialize_in_place`, the module laid down in the buffer it is given; "
+          "\"calls\" modules, divan medians): " + ", ".join(in_place) + ".")
 prep = medians.get("phases/prepare_calls_10mb")
 if prep and medians.get("throughput/calls/10"):
     print(f"Parse and scan alone (`Prepared::new`, 10 MB calls): {t(prep)} of "

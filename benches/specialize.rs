@@ -8,7 +8,9 @@
 //!   `RSPV_BENCH_BIG=1`), with the predicate arms calling imported intrinsics
 //!   (`calls`) or storing values (`no_calls`, the form spirv-opt can
 //!   process; `benches/run.sh` compares the two tools on the same bytes).
-//!   Cost should be linear in size, at least 1 GB/s.
+//!   Cost should be linear in size, at least 1 GB/s. `calls_in_place`:
+//!   the same through `specialize_in_place`, which lays the module down in
+//!   the buffer it is given.
 //! - `all_targets`: one module for all 61 processors: one `specialize` call
 //!   per target in a loop (`sequential`), one batch `specialize_many` call
 //!   (`batch`, which shares work between targets with equal predicate values
@@ -38,7 +40,9 @@ use std::sync::{Mutex, OnceLock};
 
 use divan::counter::BytesCount;
 use divan::{Bencher, black_box};
-use rspv_specialize::{ArchTables, Options, Prepared, Target, specialize, specialize_many};
+use rspv_specialize::{
+    ArchTables, Options, Prepared, Target, specialize, specialize_in_place, specialize_many,
+};
 
 fn main() {
     divan::main();
@@ -149,6 +153,21 @@ mod throughput {
     #[divan::bench(args = sizes_mb(), sample_count = 10, sample_size = 1)]
     fn no_calls(bencher: Bencher, mb: usize) {
         bench(bencher, &format!("no_calls_{mb}mb"));
+    }
+
+    /// `specialize_in_place` on the "calls" modules: each call is given a
+    /// copy of the bytes made outside the timed code (a loader's buffer,
+    /// just read).
+    #[divan::bench(args = sizes_mb(), sample_count = 10, sample_size = 1)]
+    fn calls_in_place(bencher: Bencher, mb: usize) {
+        let (input, t) = (module(&format!("calls_{mb}mb")), target("gfx950"));
+        bencher
+            .counter(BytesCount::new(input.len()))
+            .with_inputs(|| input.to_vec())
+            .bench_values(|bytes| {
+                let out = specialize_in_place(bytes, &t, &Options::default());
+                out.expect("specialize_in_place").words().len()
+            });
     }
 }
 

@@ -9,7 +9,9 @@
 use std::sync::OnceLock;
 
 use rspv_specialize::module::{Module, bytes_from_words, words_from_bytes};
-use rspv_specialize::{ArchTables, Options, Target, inspect, specialize, specialize_many};
+use rspv_specialize::{
+    ArchTables, Options, Target, inspect, specialize, specialize_in_place, specialize_many,
+};
 
 /// The targets the `specialize` check runs: a CDNA3/4 processor, an RDNA3
 /// processor and a generic target.
@@ -111,13 +113,32 @@ pub fn check_inspect(data: &[u8]) {
 /// `specialize_many`:
 /// - a success has no predicate table left (and `inspect` reads it);
 /// - specializing a success again gives the same bytes (idempotence);
-/// - `specialize_many` gives, for each target, what `specialize` gives.
+/// - `specialize_in_place` (on a copy of the bytes) and `specialize_many`
+///   give, for each target, what `specialize` gives.
 pub fn check_specialize(data: &[u8]) {
     let opts = Options::default();
     let single: Vec<_> = targets()
         .iter()
         .map(|t| specialize(data, t, &opts).map(|s| s.bytes()))
         .collect();
+    for ((t, target), s) in TARGETS.iter().zip(targets()).zip(&single) {
+        match (specialize_in_place(data.to_vec(), target, &opts), s) {
+            (Ok(p), Ok(s)) => assert!(
+                p.bytes() == *s,
+                "{t}: specialize_in_place and specialize give different modules"
+            ),
+            (Err(p), Err(s)) => assert_eq!(
+                p.to_string(),
+                s.to_string(),
+                "{t}: specialize_in_place and specialize fail differently"
+            ),
+            (p, s) => panic!(
+                "{t}: specialize_in_place {} but specialize {}",
+                describe(&p.map(|_| ())),
+                describe(&s.as_ref().map(|_| ()))
+            ),
+        }
+    }
     for (t, r) in TARGETS.iter().zip(&single) {
         let Ok(out) = r else {
             continue;

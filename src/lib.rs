@@ -50,7 +50,8 @@ pub use arch::ArchTables;
 pub use error::{Error, Result};
 pub use inspect::{Described, Inspection, Resolved, inspect, inspect_words};
 pub use specialize::{
-    Options, Output, Prepared, Specialized, specialize, specialize_many, specialize_words,
+    Options, Output, Prepared, Specialized, specialize, specialize_in_place, specialize_many,
+    specialize_words,
 };
 pub use target::{Target, TargetOptions};
 

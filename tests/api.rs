@@ -1,10 +1,14 @@
 //! The public Rust API across threads: the types are `Send + Sync`, and one
 //! shared `ArchTables` gives the same results from many threads as from one.
-//! Input bytes at any alignment, and the output as pieces, give the same
-//! module.
+//! Input bytes at any alignment, the output as pieces, and the module laid
+//! down in the input's own buffer give the same module.
+
+mod common;
 
 use rspv_specialize::specialize::Report;
-use rspv_specialize::{ArchTables, Error, Options, Prepared, Specialized, Target, specialize};
+use rspv_specialize::{
+    ArchTables, Error, Options, Prepared, Specialized, Target, specialize, specialize_in_place,
+};
 
 /// Checked at compile time: this file fails to build if any of these stops
 /// being `Send + Sync`.
@@ -52,6 +56,60 @@ fn any_alignment_and_the_pieces_give_the_same_module() {
             "{path}: no piece borrows the input"
         );
     }
+}
+
+/// `specialize_in_place` gives what `specialize` gives (the module, the
+/// report, or the error) for every golden input, corpus and test-data
+/// module, for targets of four families, in both byte orders and from
+/// containers (those two gathered into a new buffer); and most
+/// little-endian raw modules are laid down in the buffer they came in.
+#[test]
+fn in_place_gives_what_specialize_gives() {
+    let tables = ArchTables::embedded();
+    let mut inputs: Vec<std::path::PathBuf> = common::golden_cases("input.spv")
+        .into_iter()
+        .map(|case| case.join("input.spv"))
+        .collect();
+    inputs.extend(common::spv_files(&common::repo().join("tests/corpus")));
+    inputs.extend(common::spv_files(&common::repo().join("tests/data")));
+    let containers = common::repo().join("tests/data/containers");
+    inputs.extend(["dispatch.hipfb", "dispatch.ccob", "dispatch.o"].map(|f| containers.join(f)));
+    let (mut checked, mut raw, mut in_buffer) = (0, 0, 0);
+    for path in &inputs {
+        let bytes = std::fs::read(path).unwrap();
+        let swapped =
+            (bytes.len() % 4 == 0 && bytes.len() >= 20).then(|| common::swap_words(&bytes));
+        for name in ["gfx950", "gfx1100", "gfx1201", "gfx90a"] {
+            let target = tables.target(name).unwrap();
+            for input in std::iter::once(&bytes).chain(swapped.as_ref()) {
+                let want = specialize(input, &target, &Options::default());
+                let buffer = input.clone();
+                let start = buffer.as_ptr();
+                let got = specialize_in_place(buffer, &target, &Options::default());
+                let what = format!("{} for {name}", path.display());
+                match (&want, &got) {
+                    (Ok(w), Ok(g)) => {
+                        assert_eq!(g.words(), w.words(), "{what}");
+                        assert_eq!(g.bytes(), w.bytes(), "{what}");
+                        assert_eq!(g.report(), w.report(), "{what}");
+                        if std::ptr::eq(input, &bytes) && bytes.first() == Some(&0x03) {
+                            raw += 1;
+                            in_buffer += usize::from(g.words().as_ptr().cast() == start);
+                        }
+                    }
+                    (Err(w), Err(g)) => assert_eq!(g.to_string(), w.to_string(), "{what}"),
+                    _ => panic!("{what}: {want:?} against {got:?}"),
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 400, "{checked} runs");
+    // (The buffer can move when it is cut to the module's length.)
+    assert!(
+        in_buffer * 2 > raw,
+        "{in_buffer} of {raw} laid down in their buffer"
+    );
 }
 
 const INPUTS: [&str; 2] = [

@@ -6,8 +6,8 @@
 //! its group's words with its own report.
 
 use std::borrow::Cow;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
 use crate::error::Result;
 use crate::idset::IdSet;
@@ -20,10 +20,11 @@ use super::function::{self, Rewritten};
 use super::lattice::Val;
 use super::parallel::{internal, map_parallel, map_parallel_with};
 use super::prepared::{Prepared, resolve};
-use super::{Options, Report, Specialized};
+use super::{Options, Report, Specialized, Words};
 
-/// One distinct rewrite's result, shared by the targets of its group.
-type GroupOutput = Result<(Arc<Vec<u32>>, Report)>;
+/// One distinct rewrite's result, shared by the targets of its group
+/// (its words behind an `Arc`).
+type GroupOutput = Result<(Words, Report)>;
 
 /// A group's context and report begun.
 type GroupWork<'c> = Result<(Context<'c>, Report)>;

@@ -72,20 +72,36 @@ pub struct Options {}
 /// Targets that resolve every predicate alike share one module.
 #[derive(Debug, Clone)]
 pub struct Specialized {
-    words: Arc<Vec<u32>>,
+    words: Words,
     endian: Endian,
     report: Report,
+}
+
+/// Where a [`Specialized`] module's words are.
+#[derive(Debug, Clone)]
+enum Words {
+    /// A buffer of words of its own (shared by the targets of a batch that
+    /// resolve alike).
+    Own(Arc<Vec<u32>>),
+    /// The caller's input buffer, the module laid down in it
+    /// ([`specialize_in_place`]): its start aligned for words and its
+    /// length a multiple of 4 (checked when it was made one).
+    Input(Arc<Vec<u8>>),
 }
 
 impl Specialized {
     /// The module's words, host order.
     pub fn words(&self) -> &[u32] {
-        &self.words
+        match &self.words {
+            Words::Own(words) => words,
+            // (Checked when made: aligned, whole words.)
+            Words::Input(bytes) => bytemuck::cast_slice(bytes),
+        }
     }
 
     /// The module's bytes, in the input's byte order.
     pub fn bytes(&self) -> Vec<u8> {
-        bytes_from_words(&self.words, self.endian)
+        bytes_from_words(self.words(), self.endian)
     }
 
     /// The byte order [`Specialized::bytes`] writes (the input's).
@@ -123,6 +139,53 @@ pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Resul
         .map_err(|e| input.locate(e))?;
     crate::heap::release_free_memory(out.len_words());
     Ok(out.into_specialized())
+}
+
+/// [`specialize`] for a caller that gives up its input buffer: the module
+/// is laid down in that buffer, where it was read from, and comes back in
+/// it. There is no second module-sized buffer: the peak is about the
+/// module and the analysis, not twice the module, and no fresh memory is
+/// written (a fresh buffer's pages cost the kernel a fault and a zeroing
+/// each). That takes raw SPIR-V in the host's byte order, the buffer
+/// aligned for words (as an allocator gives a large one), and an output
+/// whose every range of the input lies at or after its place in the
+/// output (the usual case: specializing removes words and adds few, and
+/// the pieces of the input are laid down front to back, each read before
+/// anything is written over it). Otherwise (a container, the other byte
+/// order, a module that grows early) the module is gathered into a new
+/// buffer as [`specialize`] does. On an error the buffer is dropped,
+/// unchanged.
+///
+/// ```
+/// use rspv_specialize::{ArchTables, Options, specialize, specialize_in_place};
+/// let tables = ArchTables::embedded();
+/// let target = tables.target("gfx950").unwrap();
+/// let input = std::fs::read("tests/golden/dispatch-chain/input.spv").unwrap();
+/// let copied = specialize(&input, &target, &Options::default()).unwrap();
+/// let in_place = specialize_in_place(input, &target, &Options::default()).unwrap();
+/// assert_eq!(in_place.words(), copied.words());
+/// ```
+pub fn specialize_in_place(
+    bytes: Vec<u8>,
+    target: &Target<'_>,
+    options: &Options,
+) -> Result<Specialized> {
+    let detached = {
+        let input = Input::read(&bytes)?;
+        let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
+        // (Only words read straight from all of `bytes` can be laid down
+        // there: not a copy, nor a module found inside a container.)
+        let in_bytes = std::ptr::eq(&*input.bytes, &bytes[..]) && matches!(words, Cow::Borrowed(_));
+        let out = Prepared::new(&words, endian)
+            .and_then(|p| p.specialize_output(target, options))
+            .map_err(|e| input.locate(e))?;
+        if !in_bytes {
+            crate::heap::release_free_memory(out.len_words());
+            return Ok(out.into_specialized());
+        }
+        out.detach()
+    };
+    Ok(detached.lay_down_in(bytes))
 }
 
 /// A module's words in host order, with its byte order: the bytes

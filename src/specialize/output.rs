@@ -13,8 +13,10 @@ use std::ops::Range;
 
 use crate::module::Endian;
 
+use std::sync::Arc;
+
 use super::function::Span;
-use super::{Report, Specialized};
+use super::{Report, Specialized, Words};
 
 /// Where one piece's words are, packed in 8 bytes (a module has many:
 /// about 20 per rewritten function): its kind, the start of its range and
@@ -238,6 +240,21 @@ fn slice<'a>(input: &'a [u32], own: &'a [u32], p: Piece) -> &'a [u32] {
     }
 }
 
+/// The `len` words of the output made of `pieces` (edit lists in `edits`,
+/// own words in `own`, the rest ranges of `input`), in one buffer of
+/// exactly their size.
+fn gather(input: &[u32], own: &[u32], edits: &[Piece], pieces: &[Piece], len: usize) -> Vec<u32> {
+    let mut words = Vec::with_capacity(len);
+    crate::huge_pages::advise(&mut words);
+    // (Loops, not a flattening iterator: that costs more a piece.)
+    for top in pieces {
+        for &p in opened(edits, top) {
+            words.extend_from_slice(slice(input, own, p));
+        }
+    }
+    words
+}
+
 /// A specialized module as [`crate::Prepared::specialize_output`] returns
 /// it: pieces of the input and of its own, not yet one buffer. Stream it
 /// with [`Output::chunks`] (a file needs no copy of the module), or make
@@ -275,15 +292,26 @@ impl<'w> Output<'w> {
 
     /// The module's words in one buffer of exactly their size.
     pub fn to_words(&self) -> Vec<u32> {
-        let mut words = Vec::with_capacity(self.len_words());
-        crate::huge_pages::advise(&mut words);
-        // (Loops, not `chunks`: a flattening iterator costs more a piece.)
-        for top in &self.pieces {
-            for &p in opened(&self.edits, top) {
-                words.extend_from_slice(slice(self.input, &self.own, p));
-            }
+        gather(
+            self.input,
+            &self.own,
+            &self.edits,
+            &self.pieces,
+            self.len_words(),
+        )
+    }
+
+    /// The output without its borrow of the input words, to be laid down
+    /// in the buffer that holds them ([`Detached::lay_down_in`]).
+    pub(super) fn detach(self) -> Detached {
+        Detached {
+            own: self.own,
+            edits: self.edits,
+            pieces: self.pieces,
+            len: self.len,
+            endian: self.endian,
+            report: self.report,
         }
-        words
     }
 
     /// The byte order the module is written in (the input's).
@@ -304,7 +332,7 @@ impl<'w> Output<'w> {
     /// The module in one buffer, with its report.
     pub fn into_specialized(mut self) -> Specialized {
         Specialized {
-            words: std::sync::Arc::new(self.take_words()),
+            words: Words::Own(Arc::new(self.take_words())),
             endian: self.endian,
             report: self.report,
         }
@@ -390,6 +418,102 @@ impl<'w> Output<'w> {
             .iter()
             .flat_map(|p| opened(&self.edits, p))
             .copied()
+    }
+}
+
+/// An [`Output`] without the input words it borrowed ([`Output::detach`]),
+/// to be laid down in the buffer that holds them: what
+/// [`super::specialize_in_place`] returns the module in.
+#[derive(Debug)]
+pub(super) struct Detached {
+    own: Vec<u32>,
+    edits: Vec<Piece>,
+    pieces: Vec<Piece>,
+    len: usize,
+    endian: Endian,
+    report: Report,
+}
+
+impl Detached {
+    /// The module laid down in `buf`, the buffer whose bytes were the
+    /// input words the output was made from: in place when it can be done
+    /// front to back ([`Detached::fits_in`]), the buffer then cut to the
+    /// module's length; otherwise gathered from `buf` into a new buffer,
+    /// as [`Output::into_specialized`] does.
+    pub(super) fn lay_down_in(self, mut buf: Vec<u8>) -> Specialized {
+        let laid = match bytemuck::try_cast_slice_mut::<u8, u32>(&mut buf) {
+            Ok(words) if self.fits_in(words.len()) => {
+                self.lay_down(words);
+                true
+            }
+            _ => false,
+        };
+        if laid {
+            buf.truncate(self.len * 4);
+            // (Gives back the pages past the module; a move off word
+            // alignment, never seen, would make it a copy below.)
+            buf.shrink_to_fit();
+            if bytemuck::try_cast_slice::<u8, u32>(&buf).is_ok() {
+                return self.specialized(Words::Input(Arc::new(buf)));
+            }
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&buf);
+            return self.specialized(Words::Own(Arc::new(words)));
+        }
+        let words = match bytemuck::try_cast_slice::<u8, u32>(&buf) {
+            Ok(input) => gather(input, &self.own, &self.edits, &self.pieces, self.len),
+            Err(_) => {
+                let input: Vec<u32> = bytemuck::pod_collect_to_vec(&buf);
+                gather(&input, &self.own, &self.edits, &self.pieces, self.len)
+            }
+        };
+        drop(buf);
+        self.specialized(Words::Own(Arc::new(words)))
+    }
+
+    /// True when the module fits in `n` words and every input piece starts
+    /// at or after its place in the output. Then laying the pieces down
+    /// front to back reads each input piece before anything is written
+    /// over it: what is written before piece `j` ends at its place, at or
+    /// before its start.
+    fn fits_in(&self, n: usize) -> bool {
+        if self.len > n {
+            return false;
+        }
+        let mut at = 0;
+        for top in &self.pieces {
+            for p in opened(&self.edits, top) {
+                if p.kind() == Kind::Input && p.start() < at {
+                    return false;
+                }
+                at += p.len();
+            }
+        }
+        true
+    }
+
+    /// Lays the pieces down front to back in `words`, which holds the
+    /// input ([`Detached::fits_in`] must be true).
+    fn lay_down(&self, words: &mut [u32]) {
+        let mut at = 0;
+        for top in &self.pieces {
+            for p in opened(&self.edits, top) {
+                let n = p.len();
+                match p.kind() {
+                    Kind::Input => words.copy_within(p.range(), at),
+                    _ => words[at..at + n].copy_from_slice(&self.own[p.range()]),
+                }
+                at += n;
+            }
+        }
+    }
+
+    /// The result, its words in `words`.
+    fn specialized(self, words: Words) -> Specialized {
+        Specialized {
+            words,
+            endian: self.endian,
+            report: self.report,
+        }
     }
 }
 
@@ -486,9 +610,68 @@ mod tests {
             report: Report::default(),
         };
         let in_place = copy.gather_in_place();
+        let input_bytes: Vec<u8> = bytemuck::cast_slice(out.input).to_vec();
+        let detached = Output {
+            input: out.input,
+            own: out.own.clone(),
+            edits: out.edits.clone(),
+            pieces: out.pieces.clone(),
+            len: out.len,
+            endian: out.endian,
+            report: Report::default(),
+        }
+        .detach();
+        let laid = detached.lay_down_in(input_bytes);
         let words = out.into_specialized().words().to_vec();
         assert_eq!(in_place, words);
+        assert_eq!(laid.words(), words);
         words
+    }
+
+    /// In the input's buffer, the module is laid down where every input
+    /// piece starts at or after its place in the output; where one would
+    /// be written over before it is read, it is gathered into a new
+    /// buffer. Both give the module.
+    #[test]
+    fn laid_down_in_the_input_only_when_front_to_back_is_safe() {
+        let input: Vec<u32> = (10..30).collect();
+        let laid = |build: &dyn Fn(&mut Pieces)| {
+            let mut p = Pieces::default();
+            build(&mut p);
+            let out = p.finish(&input, Endian::Little, Report::default());
+            let want = out.to_words();
+            let s = out
+                .detach()
+                .lay_down_in(bytemuck::cast_slice(&input).to_vec());
+            assert_eq!(s.words(), want);
+            matches!(s.words, Words::Input(_))
+        };
+        // Own words first, shorter than what they replace; input pieces
+        // moving down, one overlapping its own place.
+        assert!(laid(&|p| {
+            p.own().extend([1, 2]);
+            p.own_since(0);
+            p.input(3..8);
+            p.input(9..10);
+            p.own().push(3);
+            p.own_since(2);
+            p.input(12..20);
+        }));
+        // Nothing removed: every piece in its place.
+        assert!(laid(&|p| p.input(0..20)));
+        // Own words that push an input piece past its start: the piece
+        // would be written over before it is read.
+        assert!(!laid(&|p| {
+            p.own().extend([1, 2, 3]);
+            p.own_since(0);
+            p.input(1..20);
+        }));
+        // A module longer than the buffer.
+        assert!(!laid(&|p| {
+            p.input(0..20);
+            p.own().push(4);
+            p.own_since(0);
+        }));
     }
 
     #[test]

@@ -26,7 +26,10 @@
 //! 5. `emit`: rewrite module-scope readers, then lay down the output as
 //!    pieces (`output`): ranges of the input for everything unchanged,
 //!    words of its own for the rest. The CLI streams the pieces to its
-//!    file; `Specialized` gathers them into one buffer.
+//!    file; `Specialized` gathers them into one buffer, or
+//!    [`specialize_in_place`] lays them down in the input's own.
+//!
+//! From 8 MB up, `scan` runs in pieces on all cores.
 //!
 //! `batch` specializes for many targets: targets that resolve every
 //! predicate alike form a group; each function a predicate reaches is

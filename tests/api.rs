@@ -87,18 +87,26 @@ fn in_place_gives_what_specialize_gives() {
                 let start = buffer.as_ptr();
                 let got = specialize_in_place(buffer, &target, &Options::default());
                 let what = format!("{} for {name}", path.display());
-                match (&want, &got) {
+                match (&want, got) {
                     (Ok(w), Ok(g)) => {
                         assert_eq!(g.words(), w.words(), "{what}");
                         assert_eq!(g.bytes(), w.bytes(), "{what}");
                         assert_eq!(g.report(), w.report(), "{what}");
+                        let laid = g.words().as_ptr().cast() == start;
                         if std::ptr::eq(input, &bytes) && bytes.first() == Some(&0x03) {
                             raw += 1;
-                            in_buffer += usize::from(g.words().as_ptr().cast() == start);
+                            in_buffer += usize::from(laid);
                         }
+                        // The buffer itself comes back, once no clone
+                        // shares it.
+                        let shared = g.clone();
+                        assert_eq!(shared.into_bytes(), w.bytes(), "{what}");
+                        let own = g.into_bytes();
+                        assert_eq!(own, w.bytes(), "{what}");
+                        assert!(!laid || own.as_ptr() == start, "{what}: into_bytes copied");
                     }
                     (Err(w), Err(g)) => assert_eq!(g.to_string(), w.to_string(), "{what}"),
-                    _ => panic!("{what}: {want:?} against {got:?}"),
+                    (w, g) => panic!("{what}: {w:?} against {g:?}"),
                 }
                 checked += 1;
             }

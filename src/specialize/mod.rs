@@ -107,6 +107,18 @@ impl Specialized {
         bytes_from_words(self.words(), self.endian)
     }
 
+    /// [`Specialized::bytes`], without a copy when they are the buffer
+    /// [`specialize_in_place`] laid the module down in and no clone of
+    /// this `Specialized` shares it.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.words {
+            // (Laid down in place only in the host's byte order, the
+            // input's.)
+            Words::Input(bytes) => Arc::try_unwrap(bytes).unwrap_or_else(|shared| shared.to_vec()),
+            Words::Own(words) => bytes_from_words(&words, self.endian),
+        }
+    }
+
     /// The byte order [`Specialized::bytes`] writes (the input's).
     pub fn endian(&self) -> Endian {
         self.endian

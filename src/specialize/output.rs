@@ -7,13 +7,14 @@
 //! ranges, so only the words it changed or made are held.
 //! A writer streams the pieces to a file without ever holding the whole
 //! output; [`Output::to_words`] makes the one `Vec` that [`Specialized`]
-//! keeps for library users.
+//! keeps for library users, and [`Detached::lay_down_in`] lays the pieces
+//! down in the input's own buffer instead
+//! ([`super::specialize_in_place`]).
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::module::Endian;
-
-use std::sync::Arc;
 
 use super::function::Span;
 use super::{Report, Specialized, Words};

@@ -599,20 +599,22 @@ mod tests {
     }
 
     /// The one buffer as [`Output::into_specialized`] makes it, after
-    /// checking that [`Output::gather_in_place`] makes the same.
+    /// checking that [`Output::gather_in_place`] and
+    /// [`Detached::lay_down_in`] (in a copy of the input's bytes) make
+    /// the same.
     fn both_ways(out: Output<'_>) -> Vec<u32> {
-        let mut copy = Output {
-            input: out.input,
-            own: out.own.clone(),
-            edits: out.edits.clone(),
-            pieces: out.pieces.clone(),
-            len: out.len,
-            endian: out.endian,
-            report: Report::default(),
-        };
-        let in_place = copy.gather_in_place();
+        let in_place = copy_of(&out).gather_in_place();
         let input_bytes: Vec<u8> = bytemuck::cast_slice(out.input).to_vec();
-        let detached = Output {
+        let laid = copy_of(&out).detach().lay_down_in(input_bytes);
+        let words = out.into_specialized().words().to_vec();
+        assert_eq!(in_place, words);
+        assert_eq!(laid.words(), words);
+        words
+    }
+
+    /// A copy of `out` (its report left out).
+    fn copy_of<'w>(out: &Output<'w>) -> Output<'w> {
+        Output {
             input: out.input,
             own: out.own.clone(),
             edits: out.edits.clone(),
@@ -621,12 +623,6 @@ mod tests {
             endian: out.endian,
             report: Report::default(),
         }
-        .detach();
-        let laid = detached.lay_down_in(input_bytes);
-        let words = out.into_specialized().words().to_vec();
-        assert_eq!(in_place, words);
-        assert_eq!(laid.words(), words);
-        words
     }
 
     /// In the input's buffer, the module is laid down where every input

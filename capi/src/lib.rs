@@ -29,7 +29,7 @@ use std::ptr;
 
 use rspv::arch::ArchTables;
 use rspv::error::Error;
-use rspv::specialize::{Options, specialize};
+use rspv::specialize::{Options, specialize_in_place};
 use rspv::target::{Target, TargetOptions};
 
 /// Success.
@@ -398,9 +398,11 @@ unsafe fn specialize_impl(
         let target = unsafe { target_arg(tables, target_id, wave64, func)? };
         // SAFETY: as above.
         let bytes = unsafe { input_arg(input, input_len, func)? };
-        let done = specialize(bytes, &target, &Options::default())?;
+        // The module laid down in one copy of the input, which becomes the
+        // output buffer: no words buffer beside it and no second copy.
+        let done = specialize_in_place(bytes.to_vec(), &target, &Options::default())?;
         let report = report_json.map(|_| rspv::json::report(done.report()));
-        Ok((done.bytes().into_boxed_slice(), report))
+        Ok((done.into_bytes().into_boxed_slice(), report))
     });
     match result {
         Ok((buffer, report)) => {
@@ -532,6 +534,7 @@ pub extern "C" fn rspv_last_error() -> *const c_char {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rspv::specialize::specialize;
 
     const DISPATCH: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),

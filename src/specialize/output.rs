@@ -213,12 +213,14 @@ impl Pieces {
     pub(super) fn finish(self, input: &[u32], endian: Endian, report: Report) -> Output<'_> {
         Output {
             input,
-            own: self.own,
-            edits: self.edits,
-            pieces: self.pieces,
-            len: self.len,
-            endian,
-            report,
+            parts: Detached {
+                own: self.own,
+                edits: self.edits,
+                pieces: self.pieces,
+                len: self.len,
+                endian,
+                report,
+            },
         }
     }
 }
@@ -263,41 +265,40 @@ fn gather(input: &[u32], own: &[u32], edits: &[Piece], pieces: &[Piece], len: us
 #[derive(Debug)]
 pub struct Output<'w> {
     input: &'w [u32],
-    own: Vec<u32>,
-    edits: Vec<Piece>,
-    pieces: Vec<Piece>,
-    /// The module's length in words.
-    len: usize,
-    endian: Endian,
-    report: Report,
+    /// Everything else: the pieces and what they need besides the input.
+    parts: Detached,
 }
 
 impl<'w> Output<'w> {
     /// The module's words, host order, in pieces to be concatenated.
     pub fn chunks(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        self.flat_pieces().map(|p| slice(self.input, &self.own, p))
+        self.flat_pieces()
+            .map(|p| slice(self.input, &self.parts.own, p))
     }
 
     /// How many words of its own the output holds (the rest are ranges
     /// of the input).
     #[cfg(test)]
     pub(super) fn own_len(&self) -> usize {
-        self.own.len()
+        self.parts.own.len()
     }
 
     /// The module's length in words.
     pub fn len_words(&self) -> usize {
-        debug_assert_eq!(self.len, self.chunks().map(<[u32]>::len).sum::<usize>());
-        self.len
+        debug_assert_eq!(
+            self.parts.len,
+            self.chunks().map(<[u32]>::len).sum::<usize>()
+        );
+        self.parts.len
     }
 
     /// The module's words in one buffer of exactly their size.
     pub fn to_words(&self) -> Vec<u32> {
         gather(
             self.input,
-            &self.own,
-            &self.edits,
-            &self.pieces,
+            &self.parts.own,
+            &self.parts.edits,
+            &self.parts.pieces,
             self.len_words(),
         )
     }
@@ -305,37 +306,30 @@ impl<'w> Output<'w> {
     /// The output without its borrow of the input words, to be laid down
     /// in the buffer that holds them ([`Detached::lay_down_in`]).
     pub(super) fn detach(self) -> Detached {
-        Detached {
-            own: self.own,
-            edits: self.edits,
-            pieces: self.pieces,
-            len: self.len,
-            endian: self.endian,
-            report: self.report,
-        }
+        self.parts
     }
 
     /// The byte order the module is written in (the input's).
     pub fn endian(&self) -> Endian {
-        self.endian
+        self.parts.endian
     }
 
     /// What was resolved and removed.
     pub fn report(&self) -> &Report {
-        &self.report
+        &self.parts.report
     }
 
     /// The report, to complete.
     pub(super) fn report_mut(&mut self) -> &mut Report {
-        &mut self.report
+        &mut self.parts.report
     }
 
     /// The module in one buffer, with its report.
     pub fn into_specialized(mut self) -> Specialized {
         Specialized {
             words: Words::Own(Arc::new(self.take_words())),
-            endian: self.endian,
-            report: self.report,
+            endian: self.parts.endian,
+            report: self.parts.report,
         }
     }
 
@@ -351,7 +345,7 @@ impl<'w> Output<'w> {
             assert!(in_place == in_order, "the two gathers differ");
             return in_place;
         }
-        if self.own.len() >= GATHER_IN_PLACE {
+        if self.parts.own.len() >= GATHER_IN_PLACE {
             return self.gather_in_place();
         }
         self.to_words()
@@ -379,20 +373,21 @@ impl<'w> Output<'w> {
         crate::huge_pages::advise(&mut words);
         let mut head = 0;
         for p in self.flat_pieces().filter(|p| p.kind() == Kind::Own) {
-            words[head..head + p.len()].copy_from_slice(&self.own[p.range()]);
+            words[head..head + p.len()].copy_from_slice(&self.parts.own[p.range()]);
             head += p.len();
         }
-        self.own = Vec::new();
+        self.parts.own = Vec::new();
         let in_order = self
+            .parts
             .pieces
             .iter()
             .filter(|p| p.kind() == Kind::Edits)
             .map(|p| p.range())
             .is_sorted_by(|a, b| a.end <= b.start);
-        let pieces = std::mem::take(&mut self.pieces);
+        let pieces = std::mem::take(&mut self.parts.pieces);
         let mut at = len;
         for top in pieces.iter().rev() {
-            for p in opened(&self.edits, top).iter().rev() {
+            for p in opened(&self.parts.edits, top).iter().rev() {
                 let n = p.len();
                 at -= n;
                 match p.kind() {
@@ -404,9 +399,9 @@ impl<'w> Output<'w> {
                 }
             }
             if in_order && top.kind() == Kind::Edits {
-                self.edits.truncate(top.start());
-                if self.edits.capacity() - self.edits.len() >= RELEASE {
-                    self.edits.shrink_to_fit();
+                self.parts.edits.truncate(top.start());
+                if self.parts.edits.capacity() - self.parts.edits.len() >= RELEASE {
+                    self.parts.edits.shrink_to_fit();
                 }
             }
         }
@@ -415,21 +410,23 @@ impl<'w> Output<'w> {
 
     /// The input and own pieces in order (edit lists opened).
     fn flat_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
-        self.pieces
+        self.parts
+            .pieces
             .iter()
-            .flat_map(|p| opened(&self.edits, p))
+            .flat_map(|p| opened(&self.parts.edits, p))
             .copied()
     }
 }
 
-/// An [`Output`] without the input words it borrowed ([`Output::detach`]),
-/// to be laid down in the buffer that holds them: what
-/// [`super::specialize_in_place`] returns the module in.
+/// An output but the input words it borrows: what an [`Output`] holds
+/// beside them. [`Output::detach`] gives it up to be laid down in the
+/// buffer that holds those words ([`super::specialize_in_place`]).
 #[derive(Debug)]
 pub(super) struct Detached {
     own: Vec<u32>,
     edits: Vec<Piece>,
     pieces: Vec<Piece>,
+    /// The module's length in words.
     len: usize,
     endian: Endian,
     report: Report,
@@ -538,7 +535,7 @@ mod tests {
         p.own().push(4);
         p.own_since(start);
         let out = p.finish(&input, Endian::Little, Report::default());
-        assert_eq!(out.pieces.len(), 4);
+        assert_eq!(out.parts.pieces.len(), 4);
         let chunks: Vec<&[u32]> = out.chunks().collect();
         assert_eq!(chunks, [&[10, 11, 12][..], &[1, 2, 3], &[14, 15], &[4]]);
         assert_eq!(out.len_words(), 9);
@@ -614,14 +611,17 @@ mod tests {
 
     /// A copy of `out` (its report left out).
     fn copy_of<'w>(out: &Output<'w>) -> Output<'w> {
+        let p = &out.parts;
         Output {
             input: out.input,
-            own: out.own.clone(),
-            edits: out.edits.clone(),
-            pieces: out.pieces.clone(),
-            len: out.len,
-            endian: out.endian,
-            report: Report::default(),
+            parts: Detached {
+                own: p.own.clone(),
+                edits: p.edits.clone(),
+                pieces: p.pieces.clone(),
+                len: p.len,
+                endian: p.endian,
+                report: Report::default(),
+            },
         }
     }
 

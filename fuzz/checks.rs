@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 
 use rspv_specialize::module::{Module, bytes_from_words, words_from_bytes};
 use rspv_specialize::{
-    ArchTables, Options, Target, inspect, specialize, specialize_in_place, specialize_many,
+    ArchTables, Error, Options, Target, inspect, specialize, specialize_in_place, specialize_many,
 };
 
 /// The targets the `specialize` check runs: a CDNA3/4 processor, an RDNA3
@@ -122,22 +122,8 @@ pub fn check_specialize(data: &[u8]) {
         .map(|t| specialize(data, t, &opts).map(|s| s.bytes()))
         .collect();
     for ((t, target), s) in TARGETS.iter().zip(targets()).zip(&single) {
-        match (specialize_in_place(data.to_vec(), target, &opts), s) {
-            (Ok(p), Ok(s)) => assert!(
-                p.bytes() == *s,
-                "{t}: specialize_in_place and specialize give different modules"
-            ),
-            (Err(p), Err(s)) => assert_eq!(
-                p.to_string(),
-                s.to_string(),
-                "{t}: specialize_in_place and specialize fail differently"
-            ),
-            (p, s) => panic!(
-                "{t}: specialize_in_place {} but specialize {}",
-                describe(&p.map(|_| ())),
-                describe(&s.as_ref().map(|_| ()))
-            ),
-        }
+        let p = specialize_in_place(data.to_vec(), target, &opts);
+        assert_same(t, "specialize_in_place", p.map(|p| p.bytes()), s);
     }
     for (t, r) in TARGETS.iter().zip(&single) {
         let Ok(out) = r else {
@@ -170,24 +156,27 @@ pub fn check_specialize(data: &[u8]) {
         Ok(many) => {
             assert_eq!(many.len(), TARGETS.len(), "specialize_many result count");
             for ((t, m), s) in TARGETS.iter().zip(many).zip(&single) {
-                match (m, s) {
-                    (Ok(m), Ok(s)) => assert!(
-                        m.bytes() == *s,
-                        "{t}: specialize_many and specialize give different modules"
-                    ),
-                    (Err(m), Err(s)) => assert_eq!(
-                        m.to_string(),
-                        s.to_string(),
-                        "{t}: specialize_many and specialize fail differently"
-                    ),
-                    (m, s) => panic!(
-                        "{t}: specialize_many {} but specialize {}",
-                        describe(&m.map(|_| ())),
-                        describe(&s.as_ref().map(|_| ()))
-                    ),
-                }
+                assert_same(t, "specialize_many", m.map(|m| m.bytes()), s);
             }
         }
+    }
+}
+
+/// Panics unless `got`, what `how` gave for target `t`, is the module or
+/// the error `want` that `specialize` gave.
+fn assert_same(t: &str, how: &str, got: Result<Vec<u8>, Error>, want: &Result<Vec<u8>, Error>) {
+    match (got, want) {
+        (Ok(g), Ok(w)) => assert!(g == *w, "{t}: {how} and specialize give different modules"),
+        (Err(g), Err(w)) => assert_eq!(
+            g.to_string(),
+            w.to_string(),
+            "{t}: {how} and specialize fail differently"
+        ),
+        (g, w) => panic!(
+            "{t}: {how} {} but specialize {}",
+            describe(&g.map(|_| ())),
+            describe(&w.as_ref().map(|_| ()))
+        ),
     }
 }
 

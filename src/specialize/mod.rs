@@ -152,8 +152,14 @@ pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Resul
     let out = Prepared::new(&words, endian)
         .and_then(|p| p.specialize_output(target, options))
         .map_err(|e| input.locate(e))?;
+    Ok(gathered_after_analysis(out))
+}
+
+/// `out` gathered into a new buffer, once the analysis that made it is
+/// dropped: the heap's free pages go back first ([`crate::heap`]).
+fn gathered_after_analysis(out: Output<'_>) -> Specialized {
     crate::heap::release_free_memory(out.len_words());
-    Ok(out.into_specialized())
+    out.into_specialized()
 }
 
 /// [`specialize`] for a caller that gives up its input buffer: the module
@@ -195,8 +201,7 @@ pub fn specialize_in_place(
             .and_then(|p| p.specialize_output(target, options))
             .map_err(|e| input.locate(e))?;
         if !in_bytes {
-            crate::heap::release_free_memory(out.len_words());
-            return Ok(out.into_specialized());
+            return Ok(gathered_after_analysis(out));
         }
         out.detach()
     };

@@ -11,6 +11,7 @@
 //! down in the input's own buffer instead
 //! ([`super::specialize_in_place`]).
 
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -243,21 +244,6 @@ fn slice<'a>(input: &'a [u32], own: &'a [u32], p: Piece) -> &'a [u32] {
     }
 }
 
-/// The `len` words of the output made of `pieces` (edit lists in `edits`,
-/// own words in `own`, the rest ranges of `input`), in one buffer of
-/// exactly their size.
-fn gather(input: &[u32], own: &[u32], edits: &[Piece], pieces: &[Piece], len: usize) -> Vec<u32> {
-    let mut words = Vec::with_capacity(len);
-    crate::huge_pages::advise(&mut words);
-    // (Loops, not a flattening iterator: that costs more a piece.)
-    for top in pieces {
-        for &p in opened(edits, top) {
-            words.extend_from_slice(slice(input, own, p));
-        }
-    }
-    words
-}
-
 /// A specialized module as [`crate::Prepared::specialize_output`] returns
 /// it: pieces of the input and of its own, not yet one buffer. Stream it
 /// with [`Output::chunks`] (a file needs no copy of the module), or make
@@ -272,7 +258,8 @@ pub struct Output<'w> {
 impl<'w> Output<'w> {
     /// The module's words, host order, in pieces to be concatenated.
     pub fn chunks(&self) -> impl Iterator<Item = &[u32]> + '_ {
-        self.flat_pieces()
+        self.parts
+            .flat_pieces()
             .map(|p| slice(self.input, &self.parts.own, p))
     }
 
@@ -294,13 +281,7 @@ impl<'w> Output<'w> {
 
     /// The module's words in one buffer of exactly their size.
     pub fn to_words(&self) -> Vec<u32> {
-        gather(
-            self.input,
-            &self.parts.own,
-            &self.parts.edits,
-            &self.parts.pieces,
-            self.len_words(),
-        )
+        self.parts.gather(self.input)
     }
 
     /// The output without its borrow of the input words, to be laid down
@@ -372,7 +353,7 @@ impl<'w> Output<'w> {
         let mut words = vec![0u32; len];
         crate::huge_pages::advise(&mut words);
         let mut head = 0;
-        for p in self.flat_pieces().filter(|p| p.kind() == Kind::Own) {
+        for p in self.parts.flat_pieces().filter(|p| p.kind() == Kind::Own) {
             words[head..head + p.len()].copy_from_slice(&self.parts.own[p.range()]);
             head += p.len();
         }
@@ -406,15 +387,6 @@ impl<'w> Output<'w> {
             }
         }
         words
-    }
-
-    /// The input and own pieces in order (edit lists opened).
-    fn flat_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
-        self.parts
-            .pieces
-            .iter()
-            .flat_map(|p| opened(&self.parts.edits, p))
-            .copied()
     }
 }
 
@@ -457,15 +429,36 @@ impl Detached {
             let words: Vec<u32> = bytemuck::pod_collect_to_vec(&buf);
             return self.specialized(Words::Own(Arc::new(words)));
         }
-        let words = match bytemuck::try_cast_slice::<u8, u32>(&buf) {
-            Ok(input) => gather(input, &self.own, &self.edits, &self.pieces, self.len),
-            Err(_) => {
-                let input: Vec<u32> = bytemuck::pod_collect_to_vec(&buf);
-                gather(&input, &self.own, &self.edits, &self.pieces, self.len)
-            }
+        let input: Cow<'_, [u32]> = match bytemuck::try_cast_slice(&buf) {
+            Ok(words) => Cow::Borrowed(words),
+            Err(_) => Cow::Owned(bytemuck::pod_collect_to_vec(&buf)),
         };
-        drop(buf);
+        let words = self.gather(&input);
         self.specialized(Words::Own(Arc::new(words)))
+    }
+
+    /// The module's words, its pieces over `input`, in one buffer of
+    /// exactly their size.
+    fn gather(&self, input: &[u32]) -> Vec<u32> {
+        let mut words = Vec::with_capacity(self.len);
+        crate::huge_pages::advise(&mut words);
+        // (Loops, not `flat_pieces`: a flattening iterator costs more a
+        // piece.)
+        for top in &self.pieces {
+            for &p in opened(&self.edits, top) {
+                words.extend_from_slice(slice(input, &self.own, p));
+            }
+        }
+        debug_assert_eq!(words.len(), self.len, "the pieces hold the module's words");
+        words
+    }
+
+    /// The input and own pieces in order (edit lists opened).
+    fn flat_pieces(&self) -> impl Iterator<Item = Piece> + '_ {
+        self.pieces
+            .iter()
+            .flat_map(|p| opened(&self.edits, p))
+            .copied()
     }
 
     /// True when the module fits in `n` words and every input piece starts
@@ -478,15 +471,11 @@ impl Detached {
             return false;
         }
         let mut at = 0;
-        for top in &self.pieces {
-            for p in opened(&self.edits, top) {
-                if p.kind() == Kind::Input && p.start() < at {
-                    return false;
-                }
-                at += p.len();
-            }
-        }
-        true
+        self.flat_pieces().all(|p| {
+            let behind = p.kind() == Kind::Input && p.start() < at;
+            at += p.len();
+            !behind
+        })
     }
 
     /// Lays the pieces down front to back in `words`, which holds the

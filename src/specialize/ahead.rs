@@ -10,20 +10,26 @@
 //! two jobs a thread waiting), and when the next one is not ready the
 //! calling thread computes a job itself. Errors come out in module order,
 //! as before: a rewrite that failed is handed out, in its turn, as its
-//! error.
+//! error. A job's rewrites, once kept, go back to the thread that made
+//! them to be freed there: freeing another thread's memory takes that
+//! thread's allocator lock, and on the 100 MB module the two threads then
+//! waited on each other for about a tenth of the CLI's run.
 //!
 //! Below [`PAYS`]' words of functions to rewrite, or on one core,
 //! [`Ahead::new`] declines and the run rewrites on the calling thread
 //! alone: a thread costs more than it saves there.
 
+use std::borrow::Cow;
+
 use crate::error::Result;
 use crate::globals::Globals;
-use crate::module::Module;
+use crate::module::{FunctionRange, Module};
 
 use super::analysis::Analysis;
 use super::context::Context;
 use super::function::{self, Rewritten, Scratch};
 use super::parallel::{self, internal, workers};
+use super::prepared::RewriteSource;
 
 /// How [`Ahead`] splits the work: whether it pays and into what jobs.
 #[derive(Debug, Clone, Copy)]
@@ -65,10 +71,6 @@ pub(super) struct Ahead<'p, 'w> {
 /// One function's rewrite.
 type Rewrite = Result<Rewritten>;
 
-/// How [`Ahead::run`]'s body takes the next rewrite: `take(k)`, `k` the
-/// function's index in the module.
-pub(super) type Take<'t> = dyn FnMut(usize) -> Rewrite + 't;
-
 impl<'p, 'w> Ahead<'p, 'w> {
     /// The functions `a` says need a rewrite, in jobs as `split` says, if
     /// that pays.
@@ -101,9 +103,13 @@ impl<'p, 'w> Ahead<'p, 'w> {
     }
 
     /// Runs `body` while the rewrites under `ctx` are computed ahead;
-    /// `body` takes them in module order with `take(k)`, `k` the index of
-    /// the function in the module.
-    pub(super) fn run<R>(self, ctx: &Context<'_>, body: &mut dyn FnMut(&mut Take<'_>) -> R) -> R {
+    /// `body` takes them in module order from the [`RewriteSource`] it is
+    /// given (asked for the `k`th function, `k` its index in the module).
+    pub(super) fn run<R>(
+        self,
+        ctx: &Context<'_>,
+        body: &mut dyn FnMut(&mut dyn RewriteSource) -> R,
+    ) -> R {
         let (m, g, todo, jobs) = (self.m, self.g, &self.todo, &self.jobs);
         let job = |scratch: &mut Scratch, j: usize| -> Vec<Rewrite> {
             todo[jobs[j]..jobs[j + 1]]
@@ -116,22 +122,63 @@ impl<'p, 'w> Ahead<'p, 'w> {
                 .collect()
         };
         parallel::ahead(jobs.len() - 1, &Scratch::default, &job, |ahead| {
-            // The job being handed out and its rewrites not handed out yet.
-            let (mut turn, mut next_job) = (0, 0);
-            let mut ready = Vec::new().into_iter();
-            body(&mut |k| {
-                if ready.len() == 0 && next_job + 1 < jobs.len() {
-                    ready = ahead.take(next_job).unwrap_or_default().into_iter();
-                    next_job += 1;
-                }
-                // Asked in module order: the turn's function, or a bug.
-                let r = (todo.get(turn).map(|&t| t as usize) == Some(k))
-                    .then(|| ready.next())
-                    .flatten();
-                turn += 1;
-                r.unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
+            body(&mut InTurn {
+                ahead,
+                todo,
+                jobs,
+                turn: 0,
+                job: Vec::new(),
+                next_job: 0,
             })
         })
+    }
+}
+
+/// The rewrites computed ahead, handed out in module order.
+struct InTurn<'a, 'b> {
+    ahead: &'a mut parallel::Ahead<'b, Scratch, Vec<Rewrite>>,
+    /// [`Ahead::todo`].
+    todo: &'a [u32],
+    /// [`Ahead::jobs`].
+    jobs: &'a [usize],
+    /// The place in `todo` of the function asked for next.
+    turn: usize,
+    /// The rewrites of the job being handed out.
+    job: Vec<Rewrite>,
+    /// The job taken next.
+    next_job: usize,
+}
+
+impl RewriteSource for InTurn<'_, '_> {
+    fn rewrite(
+        &mut self,
+        k: usize,
+        _: &FunctionRange,
+        _: &Context<'_>,
+        _: &str,
+    ) -> Result<Cow<'_, Rewritten>> {
+        // Asked in module order: the turn's function, or a bug.
+        if self.todo.get(self.turn).map(|&t| t as usize) != Some(k) {
+            return Err(internal("internal error: a function rewrite is missing"));
+        }
+        let (turn, job) = (self.turn, self.next_job);
+        self.turn += 1;
+        if job < self.jobs.len() && turn == self.jobs[job] {
+            // The job's first function: the last job's rewrites, all kept,
+            // go back to the thread that made them.
+            if let Some(last) = job.checked_sub(1) {
+                let used = std::mem::take(&mut self.job);
+                self.ahead.give_back(last, used);
+            }
+            self.job = self.ahead.take(job).unwrap_or_default();
+            self.next_job += 1;
+        }
+        let start = self.jobs[self.next_job - 1];
+        match self.job.get(turn - start) {
+            Some(Ok(r)) => Ok(Cow::Borrowed(r)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Err(internal("internal error: a function rewrite is missing")),
+        }
     }
 }
 

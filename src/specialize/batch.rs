@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::error::Result;
 use crate::idset::IdSet;
 use crate::inspect::Resolved;
+use crate::module::FunctionRange;
 use crate::target::Target;
 
 use super::analysis::Analysis;
@@ -19,7 +20,7 @@ use super::context::{Context, Replacement};
 use super::function::{self, Rewritten};
 use super::lattice::Val;
 use super::parallel::{internal, map_parallel, map_parallel_with};
-use super::prepared::{Prepared, resolve};
+use super::prepared::{Prepared, RewriteSource, resolve};
 use super::{Options, Report, Specialized, Words};
 
 /// One distinct rewrite's result, shared by the targets of its group
@@ -39,6 +40,31 @@ struct FunctionRewrites {
     /// By group: its rewrite in `made` (`None`: the group failed before
     /// the rewrites).
     of_group: Vec<Option<usize>>,
+}
+
+/// The rewrites a batch keeps for one group ([`RewriteSource`]).
+struct Kept<'b> {
+    /// The functions rewritten, by index in the module, in order.
+    predicated: &'b [usize],
+    /// Their rewrites for all groups, in the same order.
+    by_function: &'b [Option<FunctionRewrites>],
+    /// The group.
+    group: usize,
+}
+
+impl RewriteSource for Kept<'_> {
+    fn rewrite(
+        &mut self,
+        k: usize,
+        _: &FunctionRange,
+        _: &Context<'_>,
+        _: &str,
+    ) -> Result<Cow<'_, Rewritten>> {
+        let row = self.predicated.binary_search(&k).ok();
+        (row.and_then(|r| self.by_function[r].as_ref()))
+            .and_then(|rewrites| rewrites.of(self.group))
+            .unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
+    }
 }
 
 impl FunctionRewrites {
@@ -175,13 +201,10 @@ fn group_outputs(
                 &names,
                 &mut constants,
                 &mut report,
-                &mut |k, _, _, _| {
-                    let row = predicated.binary_search(&k).ok();
-                    (row.and_then(|r| by_function[r].as_ref()))
-                        .and_then(|rewrites| rewrites.of(i))
-                        .unwrap_or_else(|| {
-                            Err(internal("internal error: a function rewrite is missing"))
-                        })
+                &mut Kept {
+                    predicated: &predicated,
+                    by_function: &by_function,
+                    group: i,
                 },
             )?;
             ctx.constants = constants;

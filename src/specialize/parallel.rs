@@ -109,9 +109,10 @@ const AHEAD_THREADS: usize = 4;
 /// `body` takes the results in order through [`Ahead::take`], which
 /// computes a job on the calling thread itself when none of the others
 /// has its result ready. At most two jobs a thread are started and not
-/// yet taken. Once `body` returns (or unwinds), the other threads stop
-/// and are joined (explicitly, as [`in_parallel`]'s are) before this
-/// returns.
+/// yet taken. A result handed back once used ([`Ahead::give_back`]) is
+/// dropped by the thread that computed it. Once `body` returns (or
+/// unwinds), the other threads stop and are joined (explicitly, as
+/// [`in_parallel`]'s are) before this returns.
 ///
 /// This is the single-target run's pipeline: the driver must keep the
 /// function rewrites in module order on one thread, but each rewrite only
@@ -131,6 +132,7 @@ pub(super) fn ahead<S, T: Send, R>(
             next: 0,
             turn: 0,
             results: (0..(2 * threads).min(jobs).max(1)).map(|_| None).collect(),
+            given_back: (0..threads).map(|_| Some(Vec::new())).collect(),
             helpers_waiting: 0,
             awaited: None,
             stop: false,
@@ -139,17 +141,19 @@ pub(super) fn ahead<S, T: Send, R>(
         result_ready: Condvar::new(),
     };
     std::thread::scope(|s| {
+        let shared = &shared;
         let spawned: Vec<_> = (1..threads)
-            .map(|_| s.spawn(|| shared.help(jobs, state, job)))
+            .map(|me| s.spawn(move || shared.help(me, jobs, state, job)))
             .collect();
         // Stops the helpers however `body` ends.
-        let stop = StopOnDrop(&shared);
+        let stop = StopOnDrop(shared);
         let mut ahead = Ahead {
-            shared: &shared,
+            shared,
             jobs,
             turn: 0,
             state: state(),
             job,
+            taken_by: Vec::new(),
         };
         let r = body(&mut ahead);
         drop(stop);
@@ -176,16 +180,30 @@ struct Board<T> {
     /// The job whose result is taken next.
     turn: usize,
     /// The results of the window of jobs `turn..turn + results.len()`
-    /// once done, until taken: job `i`'s `(i, result)` (`None`: lost to a
-    /// panic) at `i % results.len()` (a slot is free again once its job
-    /// is taken, before the window reaches the next job that uses it).
-    results: Vec<Option<(usize, Option<T>)>>,
+    /// once done, until taken: job `i`'s [`Done`] at `i % results.len()`
+    /// (a slot is free again once its job is taken, before the window
+    /// reaches the next job that uses it).
+    results: Vec<Option<Done<T>>>,
+    /// By helper (index 1 on; 0 is the calling thread's, unused): the
+    /// results it computed that were handed back, for it to drop; `None`
+    /// once it has stopped.
+    given_back: Vec<Option<Vec<T>>>,
     /// Helpers waiting for the turn to move.
     helpers_waiting: usize,
     /// The job the calling thread waits for, if it waits.
     awaited: Option<usize>,
     /// Set when `body` is over: helpers start nothing more.
     stop: bool,
+}
+
+/// A job's result on the board.
+struct Done<T> {
+    /// The job.
+    job: usize,
+    /// The helper that computed it (`None`: the calling thread).
+    by: Option<usize>,
+    /// The result (`None`: lost to a panic).
+    result: Option<T>,
 }
 
 impl<T> Shared<T> {
@@ -195,12 +213,34 @@ impl<T> Shared<T> {
         self.board.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// A helper's loop: start the next job while it is within the window.
-    fn help<S>(&self, jobs: usize, state: &dyn Fn() -> S, job: &dyn Fn(&mut S, usize) -> T) {
+    /// Helper `me`'s loop: drop the results handed back to it, and start
+    /// the next job while it is within the window. (Memory is freed on
+    /// the thread that allocated it: freeing another thread's blocks takes
+    /// that thread's allocator lock, and the two threads then wait on each
+    /// other.)
+    fn help<S>(
+        &self,
+        me: usize,
+        jobs: usize,
+        state: &dyn Fn() -> S,
+        job: &dyn Fn(&mut S, usize) -> T,
+    ) {
         let mut state = state();
+        let mut spent = Vec::new();
         let mut b = self.lock();
         loop {
+            if let Some(mine) = b.given_back[me].as_mut().filter(|v| !v.is_empty()) {
+                std::mem::swap(mine, &mut spent);
+                drop(b);
+                spent.clear();
+                b = self.lock();
+                continue;
+            }
             if b.stop || b.next >= jobs {
+                // (What is handed back from now on is dropped where it is.)
+                let left = b.given_back[me].take();
+                drop(b);
+                drop(left);
                 return;
             }
             if b.next >= b.turn + b.results.len() {
@@ -212,10 +252,14 @@ impl<T> Shared<T> {
             let i = b.next;
             b.next += 1;
             drop(b);
-            let r = guarded(&mut state, i, job);
+            let result = guarded(&mut state, i, job);
             b = self.lock();
             let slot = i % b.results.len();
-            b.results[slot] = Some((i, r));
+            b.results[slot] = Some(Done {
+                job: i,
+                by: Some(me),
+                result,
+            });
             if b.awaited == Some(i) {
                 self.result_ready.notify_one();
             }
@@ -247,6 +291,9 @@ pub(super) struct Ahead<'a, S, T> {
     turn: usize,
     state: S,
     job: &'a (dyn Fn(&mut S, usize) -> T + Sync),
+    /// By job taken, in order: the helper that computed it (`None`: the
+    /// calling thread).
+    taken_by: Vec<Option<usize>>,
 }
 
 impl<S, T> Ahead<'_, S, T> {
@@ -265,18 +312,23 @@ impl<S, T> Ahead<'_, S, T> {
         }
         loop {
             let slot = i % b.results.len();
-            if let Some((_, r)) = b.results[slot].take_if(|(done, _)| *done == i) {
-                return r;
+            if let Some(done) = b.results[slot].take_if(|d| d.job == i) {
+                self.taken_by.push(done.by);
+                return done.result;
             }
             if b.next < self.jobs && b.next < i + b.results.len() && !b.stop {
                 // Nothing ready: do a job here rather than wait.
                 let j = b.next;
                 b.next += 1;
                 drop(b);
-                let r = guarded(&mut self.state, j, self.job);
+                let result = guarded(&mut self.state, j, self.job);
                 b = shared.lock();
                 let slot = j % b.results.len();
-                b.results[slot] = Some((j, r));
+                b.results[slot] = Some(Done {
+                    job: j,
+                    by: None,
+                    result,
+                });
                 continue;
             }
             b.awaited = Some(i);
@@ -287,11 +339,29 @@ impl<S, T> Ahead<'_, S, T> {
             b.awaited = None;
         }
     }
+
+    /// Hands back job `i`'s result, taken and used, to be dropped by the
+    /// helper that computed it (see [`Shared::help`]); the calling
+    /// thread's own, or one whose helper has stopped, is dropped here.
+    pub(super) fn give_back(&mut self, i: usize, used: T) {
+        if let Some(by) = self.taken_by.get(i).copied().flatten() {
+            let mut b = self.shared.lock();
+            if let Some(list) = &mut b.given_back[by] {
+                list.push(used);
+                return;
+            }
+        }
+        drop(used);
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::ahead;
+    use std::sync::Mutex;
+    use std::thread::{self, ThreadId};
+    use std::time::Duration;
+
+    use super::{ahead, workers};
 
     /// A job of uneven length (so that threads finish out of order).
     fn job(calls: &mut usize, i: usize) -> usize {
@@ -336,5 +406,53 @@ mod tests {
             (first, skipped, again, second, beyond)
         });
         assert_eq!(r, (Some(0), None, None, Some(1), None));
+    }
+
+    /// A result that records, when dropped, the thread that made it and
+    /// the thread that drops it.
+    struct Made<'a> {
+        by: ThreadId,
+        drops: &'a Mutex<Vec<(ThreadId, ThreadId)>>,
+    }
+
+    impl Drop for Made<'_> {
+        fn drop(&mut self) {
+            let pair = (self.by, thread::current().id());
+            self.drops.lock().expect("the drops").push(pair);
+        }
+    }
+
+    #[test]
+    fn results_handed_back_are_dropped_by_their_maker() {
+        let drops = Mutex::new(Vec::new());
+        let jobs = 300;
+        // (Jobs long enough for the helpers to take their share.)
+        let made = |_: &mut (), _: usize| {
+            thread::sleep(Duration::from_micros(100));
+            Made {
+                by: thread::current().id(),
+                drops: &drops,
+            }
+        };
+        let caller = thread::current().id();
+        ahead(jobs, &|| (), &made, |a| {
+            for i in 0..jobs {
+                let r = a.take(i).expect("every job's result");
+                a.give_back(i, r);
+            }
+        });
+        let drops = drops.into_inner().expect("the drops");
+        assert_eq!(drops.len(), jobs, "every result dropped once");
+        let mut by_helpers = 0;
+        for &(by, on) in &drops {
+            // A helper's result goes back to it while it runs; the
+            // calling thread drops its own, and those whose helper has
+            // stopped.
+            assert!(on == by || on == caller, "dropped by another helper");
+            by_helpers += usize::from(by != caller && on == by);
+        }
+        if workers(2) > 1 {
+            assert!(by_helpers > 0, "no helper dropped its own results");
+        }
     }
 }

@@ -122,20 +122,16 @@ impl<'w> Prepared<'w> {
         let m = &self.m;
         let mut constants = std::mem::take(&mut ctx.constants);
         let names = self.rewritten_names(a);
-        let rewrite_functions = &mut |rewrite: &mut RewriteFn<'_>| {
-            self.rewrite_functions(a, &ctx, &names, &mut constants, &mut report, rewrite)
+        let rewrite_functions = &mut |source: &mut dyn RewriteSource| {
+            self.rewrite_functions(a, &ctx, &names, &mut constants, &mut report, source)
         };
         let rewrites = match Ahead::new(m, &self.g, a, split) {
             // Computed ahead on the other cores, taken in order here.
-            Some(ahead) => ahead.run(&ctx, &mut |take| {
-                rewrite_functions(&mut |k, _, _, _| take(k).map(Cow::Owned))
+            Some(ahead) => ahead.run(&ctx, rewrite_functions)?,
+            None => rewrite_functions(&mut OneByOne {
+                m,
+                scratch: function::Scratch::default(),
             })?,
-            None => {
-                let mut scratch = function::Scratch::default();
-                rewrite_functions(&mut |_, f, ctx, name| {
-                    function::rewrite(m, ctx, f.start, f.end, name, &mut scratch).map(Cow::Owned)
-                })?
-            }
         };
         ctx.constants = constants;
         self.finish(a, ctx, rewrites, report, None)
@@ -203,8 +199,8 @@ impl<'w> Prepared<'w> {
     }
 
     /// Rewrites, in module order, every function a predicate reaches
-    /// (`rewrite(index, function, context, name)` makes or finds each
-    /// rewrite; `names`: [`Prepared::rewritten_names`]), choosing its
+    /// (`source` makes or finds each rewrite; `names`:
+    /// [`Prepared::rewritten_names`]), choosing its
     /// constants (`constants`, taken out of `ctx` meanwhile) and adding
     /// what it did to `report`.
     pub(super) fn rewrite_functions(
@@ -214,7 +210,7 @@ impl<'w> Prepared<'w> {
         names: &Arc<Vec<String>>,
         constants: &mut Constants,
         report: &mut Report,
-        rewrite: &mut RewriteFn<'_>,
+        source: &mut dyn RewriteSource,
     ) -> Result<Rewrites> {
         let to_rewrite = || {
             self.m
@@ -247,7 +243,7 @@ impl<'w> Prepared<'w> {
             let name = names_in_order
                 .next()
                 .ok_or_else(|| internal("internal error: a function name is missing"))?;
-            let r = rewrite(k, f, ctx, name)?;
+            let r = source.rewrite(k, f, ctx, name)?;
             // Constants are chosen on first need, in module order (most
             // rewrites have none: their own words are kept as they are).
             let with_constants = !r.constant_uses.is_empty();
@@ -462,11 +458,40 @@ impl<'w> Prepared<'w> {
     }
 }
 
-/// How [`Prepared::rewrite_functions`] gets each function's rewrite: from
-/// its index in the module, the function, the context and its name; its
-/// own, or one a batch keeps for the groups that share it.
-pub(super) type RewriteFn<'r> = dyn FnMut(usize, &FunctionRange, &Context<'_>, &str) -> Result<Cow<'r, function::Rewritten>>
-    + 'r;
+/// Where [`Prepared::rewrite_functions`] gets each function's rewrite:
+/// made on the spot ([`OneByOne`]), computed ahead on other threads
+/// ([`Ahead`]), or kept by a batch for the groups that share it.
+pub(super) trait RewriteSource {
+    /// The rewrite of the `k`th function of the module, `f` (named
+    /// `name`), under `ctx`: owned, or borrowed from the source until the
+    /// next is asked for.
+    fn rewrite(
+        &mut self,
+        k: usize,
+        f: &FunctionRange,
+        ctx: &Context<'_>,
+        name: &str,
+    ) -> Result<Cow<'_, function::Rewritten>>;
+}
+
+/// Rewrites made on the calling thread as they are asked for, all in one
+/// scratch.
+struct OneByOne<'p, 'w> {
+    m: &'p Module<'w>,
+    scratch: function::Scratch,
+}
+
+impl RewriteSource for OneByOne<'_, '_> {
+    fn rewrite(
+        &mut self,
+        _: usize,
+        f: &FunctionRange,
+        ctx: &Context<'_>,
+        name: &str,
+    ) -> Result<Cow<'_, function::Rewritten>> {
+        function::rewrite(self.m, ctx, f.start, f.end, name, &mut self.scratch).map(Cow::Owned)
+    }
+}
 
 /// What the function rewrites of one run produced.
 pub(super) struct Rewrites {

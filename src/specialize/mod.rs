@@ -47,7 +47,7 @@ mod emit;
 mod function;
 mod lattice;
 mod output;
-mod parallel;
+pub(crate) mod parallel;
 mod prepared;
 mod report;
 mod scan;

@@ -18,7 +18,7 @@ use crate::error::Error;
 
 /// How many threads [`in_parallel`] runs `jobs` jobs on: one per core, at
 /// most one per job, at least one.
-pub(super) fn workers(jobs: usize) -> usize {
+pub(crate) fn workers(jobs: usize) -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs)
@@ -52,7 +52,7 @@ pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
 
 /// Runs `job(i)` for every `i < jobs` on all cores, returning the results
 /// in order (`None` only for a job lost to a bug).
-pub(super) fn map_parallel<T: Send>(
+pub(crate) fn map_parallel<T: Send>(
     jobs: usize,
     job: impl Fn(usize) -> T + Sync,
 ) -> Vec<Option<T>> {
@@ -89,7 +89,7 @@ pub(super) fn map_parallel_with<S, T: Send>(
 
 /// The error for a job lost to a bug of ours (its thread panicked), not to
 /// the input.
-pub(super) fn internal(message: &str) -> Error {
+pub(crate) fn internal(message: &str) -> Error {
     Error::Structure {
         offset: 0,
         function: None,

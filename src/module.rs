@@ -317,15 +317,13 @@ const FUNCTION_WORD: u32 = (5 << 16) | OP_FUNCTION as u32;
 /// ends), in order: parsed on the calling thread or, in a large module, in
 /// pieces on all cores; the same list either way, or the same first error.
 fn parse_functions(words: &[u32], from: usize) -> Result<Vec<FunctionRange>> {
-    let pieces = if words.len() >= PIECES_FROM_WORDS {
-        workers(MOST_PIECES)
-    } else {
-        1
-    };
-    let functions = functions_in_pieces(words, from, pieces);
+    if words.len() >= PIECES_FROM_WORDS {
+        return functions_in_pieces(words, from, workers(MOST_PIECES));
+    }
+    let functions = functions_from(words, from, words.len()).map(|(list, _)| list);
     // (Fuzz builds parse the small modules they make in pieces too, and
     // check that both ways agree.)
-    if cfg!(fuzzing) && pieces == 1 {
+    if cfg!(fuzzing) {
         let other = functions_in_pieces(words, from, 3);
         match (&functions, &other) {
             (Ok(a), Ok(b)) => assert!(a == b, "the parse in pieces differs"),

@@ -43,7 +43,7 @@ struct FunctionRewrites {
 }
 
 /// The rewrites a batch keeps for one group ([`RewriteSource`]).
-struct Kept<'b> {
+struct GroupRewrites<'b> {
     /// The functions rewritten, by index in the module, in order.
     predicated: &'b [usize],
     /// Their rewrites for all groups, in the same order.
@@ -52,7 +52,7 @@ struct Kept<'b> {
     group: usize,
 }
 
-impl RewriteSource for Kept<'_> {
+impl RewriteSource for GroupRewrites<'_> {
     fn rewrite(
         &mut self,
         k: usize,
@@ -201,7 +201,7 @@ fn group_outputs(
                 &names,
                 &mut constants,
                 &mut report,
-                &mut Kept {
+                &mut GroupRewrites {
                     predicated: &predicated,
                     by_function: &by_function,
                     group: i,

@@ -469,7 +469,8 @@ fn functions_from(words: &[u32], from: usize, until: usize) -> Result<(Vec<Funct
 impl<'w> Module<'w> {
     /// Indexes `words` (host order, header included). Checks the header and
     /// every instruction's word count; functions must be closed by
-    /// `OpFunctionEnd` and not nested.
+    /// `OpFunctionEnd` and not nested. A large module's functions are
+    /// parsed in pieces on all cores, with the same result.
     pub fn parse(words: &'w [u32]) -> Result<Module<'w>> {
         check_header_start(words)?;
         if words[4] != 0 {

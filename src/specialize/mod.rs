@@ -18,7 +18,8 @@
 //!    them in module order, choosing each constant on first need
 //!    (`context::Constants`, the one part of a context that changes).
 //!    When there are enough of them (`ahead`), the other cores compute the
-//!    rewrites ahead of their turn while the driver keeps them in order.
+//!    rewrites ahead of their turn while the driver keeps them in order
+//!    (and hands each job's rewrites back to its thread to be freed).
 //!    Unresolved uses in surviving functions become messages
 //!    (`unresolved`).
 //! 4. `sweep`: remove functions only dead code called, the table and what
@@ -29,7 +30,8 @@
 //!    file; `Specialized` gathers them into one buffer, or
 //!    [`specialize_in_place`] lays them down in the input's own.
 //!
-//! From 8 MB up, `scan` runs in pieces on all cores.
+//! From 8 MB up, `scan` runs in pieces on all cores, as the module's parse
+//! (`crate::module`) does.
 //!
 //! `batch` specializes for many targets: targets that resolve every
 //! predicate alike form a group; each function a predicate reaches is

@@ -57,26 +57,18 @@ pub(super) fn parse_functions(words: &[u32], from: usize) -> Result<Vec<Function
 fn functions_in_pieces(words: &[u32], from: usize, pieces: usize) -> Result<Vec<FunctionRange>> {
     let starts = piece_starts(words, from, pieces);
     let ends: Vec<usize> = (starts[1..].iter().copied()).chain([words.len()]).collect();
-    let parsed = if starts.len() == 1 {
-        vec![Some(functions_from(words, from, words.len()))]
-    } else {
-        map_parallel(starts.len(), |k| functions_from(words, starts[k], ends[k]))
-    };
+    let parsed = map_parallel(starts.len(), |k| functions_from(words, starts[k], ends[k]));
     // The first piece's list, then the others' as they join it.
     let (mut functions, mut more) = (Vec::new(), Vec::with_capacity(parsed.len()));
     let mut at = from;
     for (k, piece) in parsed.into_iter().enumerate() {
-        let list = if at == starts[k] {
-            let (list, end) = piece
-                .ok_or_else(|| internal("internal error: a piece of the parse is missing"))??;
-            at = end;
-            list
+        let (list, end) = if at == starts[k] {
+            piece.ok_or_else(|| internal("internal error: a piece of the parse is missing"))??
         } else {
             // A wrong guess: parsed on from the last good piece's end.
-            let (list, end) = functions_from(words, at, words.len())?;
-            at = end;
-            list
+            functions_from(words, at, words.len())?
         };
+        at = end;
         if k == 0 {
             functions = list;
         } else {

@@ -6,19 +6,12 @@
 //! way.
 
 use crate::error::{Result, binary};
-use crate::specialize::parallel::{internal, map_parallel, workers};
+use crate::specialize::parallel::{self, internal, map_parallel};
 
 use super::{
     FunctionRange, OP_FUNCTION, OP_FUNCTION_END, OP_LABEL, RESERVED_STARTS, bad_word_count,
     check_id, end_outside, inst_at, label_outside, no_function_end,
 };
-
-/// The fewest module words for which the function section is parsed in
-/// pieces on all cores (as the function scan is, from the same size).
-const PIECES_FROM_WORDS: usize = 2 << 20;
-
-/// The most pieces the function section is parsed in.
-const MOST_PIECES: usize = 4;
 
 /// The word an `OpFunctionEnd` is.
 const FUNCTION_END_WORD: u32 = (1 << 16) | OP_FUNCTION_END as u32;
@@ -30,19 +23,16 @@ const FUNCTION_WORD: u32 = (5 << 16) | OP_FUNCTION as u32;
 /// ends), in order: parsed on the calling thread or, in a large module, in
 /// pieces on all cores; the same list either way, or the same first error.
 pub(super) fn parse_functions(words: &[u32], from: usize) -> Result<Vec<FunctionRange>> {
-    if words.len() >= PIECES_FROM_WORDS {
-        return functions_in_pieces(words, from, workers(MOST_PIECES));
+    let pieces = parallel::pieces(words.len(), usize::MAX);
+    if pieces > 1 {
+        return functions_in_pieces(words, from, pieces);
     }
     let functions = functions_from(words, from, words.len()).map(|(list, _)| list);
     // (Fuzz builds parse the small modules they make in pieces too, and
     // check that both ways agree.)
     if cfg!(fuzzing) {
         let other = functions_in_pieces(words, from, 3);
-        match (&functions, &other) {
-            (Ok(a), Ok(b)) => assert!(a == b, "the parse in pieces differs"),
-            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-            _ => panic!("the parse in pieces differs: {functions:?} against {other:?}"),
-        }
+        parallel::assert_pieces_agree(&functions, &other, "the parse");
     }
     functions
 }

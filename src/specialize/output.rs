@@ -307,11 +307,8 @@ impl<'w> Output<'w> {
 
     /// The module in one buffer, with its report.
     pub fn into_specialized(mut self) -> Specialized {
-        Specialized {
-            words: Words::Own(Arc::new(self.take_words())),
-            endian: self.parts.endian,
-            report: self.parts.report,
-        }
+        let words = Words::Own(Arc::new(self.take_words()));
+        self.parts.specialized(words)
     }
 
     /// The module's words in one buffer of exactly their size: the

@@ -141,16 +141,6 @@ impl Interest {
     }
 }
 
-/// Panics unless `a` and `b` are the same facts or the same error (the
-/// fuzz builds' check of the scan in pieces).
-fn check_same(a: &Result<Scan>, b: &Result<Scan>) {
-    match (a, b) {
-        (Ok(a), Ok(b)) => assert!(a == b, "the scan in pieces differs"),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-        _ => panic!("the scan in pieces differs: {a:?} against {b:?}"),
-    }
-}
-
 /// Where each of `pieces` runs of consecutive functions of about equal
 /// words starts, and, last, the end of the last: `pieces + 1` indices
 /// into `functions`.
@@ -201,32 +191,18 @@ pub(super) struct Scan {
     pub fn_refs: Vec<u32>,
 }
 
-/// The fewest module words for which the scan runs on every core: 2 Mi
-/// words (8 MB). Measured on 2 cores, medians of 31 interleaved runs of
-/// the CLI: 100 MB 221.1 → 212.7 ms, 10 MB 21.9 → 21.8 ms (earlier rounds:
-/// below about 5 MB a thread costs more than it saves). Each thread's
-/// lists and allocator arena add about 1.3 MB to the peak at 100 MB.
-const PARALLEL_FROM_WORDS: usize = 2 << 20;
-
-/// The most pieces the functions are scanned in, one per core.
-const MOST_PIECES: usize = 4;
-
 impl Scan {
     /// Scans the functions of `m`, in order or, in a large module, in
     /// consecutive pieces of about equal words on all cores, joined in
     /// order: the same facts either way, and the first error in module
     /// order.
     pub(super) fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
-        let pieces = if m.words.len() >= PARALLEL_FROM_WORDS {
-            parallel::workers(MOST_PIECES.min(m.functions.len()))
-        } else {
-            1
-        };
+        let pieces = parallel::pieces(m.words.len(), m.functions.len());
         let scan = Scan::in_pieces(m, interest, pieces);
         // (Fuzz builds scan the small modules they make in pieces too,
         // and check that both ways agree.)
         if cfg!(fuzzing) && pieces == 1 {
-            check_same(&scan, &Scan::in_pieces(m, interest, 3));
+            parallel::assert_pieces_agree(&scan, &Scan::in_pieces(m, interest, 3), "the scan");
         }
         scan
     }

@@ -2,6 +2,7 @@
 //! by id, names, `SpecId` and linkage decorations, entry points, and the
 //! boolean and integer types the rewrite needs.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
@@ -27,13 +28,14 @@ const TYPE_FUNCTION: u16 = spirv::Op::TypeFunction as u16;
 const CAPABILITY: u16 = spirv::Op::Capability as u16;
 const MEMORY_MODEL: u16 = spirv::Op::MemoryModel as u16;
 
-/// Index of the module-level instructions.
+/// Index of the module-level instructions of a module whose words live
+/// for `'w`.
 #[derive(Debug, Default)]
-pub struct Globals {
+pub struct Globals<'w> {
     /// Module-level definitions by result id.
     pub defs: Defs,
     /// The `OpName` and linkage name strings.
-    strings: Strings,
+    strings: Strings<'w>,
     /// Every `OpDecorate %x SpecId N`, in module order.
     pub spec_ids: Vec<SpecIdDecoration>,
     /// Ids decorated `LinkageAttributes … Export`.
@@ -50,15 +52,15 @@ pub struct Globals {
     pub int_width: HashMap<u32, u32>,
 }
 
-impl Globals {
+impl<'w> Globals<'w> {
     /// Scans the module-level instructions of `m`.
-    pub fn scan(m: &Module<'_>) -> Result<Globals> {
+    pub fn scan(m: &Module<'w>) -> Result<Globals<'w>> {
         let mut g = Globals::default();
+        g.strings.words = m.words;
         let mut defs = DefsBuilder::default();
-        // (Room for the strings and definitions of a small module, in one
+        // (Room for the names and definitions of a small module, in one
         // allocation each; every module-level instruction defines one id
         // at most.)
-        g.strings.text.reserve(1024);
         g.strings.names.reserve(32);
         defs.defs.reserve_exact(m.globals().len());
         let w = m.words;
@@ -90,7 +92,7 @@ impl Globals {
             }
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
-                    let (s, _) = g.strings.push(w, inst.at + 2, inst.end())?;
+                    let (s, _) = StringAt::find(w, inst.at + 2, inst.end())?;
                     g.strings.names.push((words[1], s));
                 }
                 op::Decorate if inst.len >= 3 => {
@@ -100,7 +102,7 @@ impl Globals {
                             .spec_ids
                             .push(SpecIdDecoration::new(target, words[3], inst)),
                         DEC_LINKAGE if inst.len >= 5 => {
-                            let (s, n) = g.strings.push(w, inst.at + 3, inst.end())?;
+                            let (s, n) = StringAt::find(w, inst.at + 3, inst.end())?;
                             if let Some(&ty) = words.get(3 + n) {
                                 if ty == LINK_EXPORT {
                                     g.exported.insert(target);
@@ -140,7 +142,7 @@ impl Globals {
     }
 
     /// The generic scan's work on the most frequent well-formed module-level
-    /// instructions (capabilities, the memory model, entry points, `SpecId`
+    /// instructions (capabilities, the memory model, entry points,
     /// decorations, boolean and integer types, boolean constants, names,
     /// and the definitions of [`definition_ids`]), without walking
     /// the grammar: true when `words` (`inst`'s) is one of
@@ -168,9 +170,28 @@ impl Globals {
                 self.entry_functions.push(words[2]);
                 true
             }
-            op::Decorate if words.len() == 4 && words[2] == DEC_SPEC_ID && id_ok(words[1]) => {
-                self.spec_ids
-                    .push(SpecIdDecoration::new(words[1], words[3], inst));
+            // (A decoration's only id is its target: see the test
+            // `names_and_decorations_name_only_their_target`.)
+            op::Decorate if words.len() >= 3 && id_ok(words[1]) => {
+                let (target, len) = (words[1], words.len());
+                match words[2] {
+                    DEC_SPEC_ID if len >= 4 => self
+                        .spec_ids
+                        .push(SpecIdDecoration::new(target, words[3], inst)),
+                    DEC_LINKAGE if len >= 5 => {
+                        let Some(n) = literal_string_words(words, 3, len) else {
+                            return false;
+                        };
+                        if let Some(&ty) = words.get(3 + n) {
+                            if ty == LINK_EXPORT {
+                                self.exported.insert(target);
+                            }
+                            let name = StringAt::new(inst.at + 3, &words[3..3 + n]);
+                            self.strings.linkage_names.push((target, name));
+                        }
+                    }
+                    _ => {}
+                }
                 true
             }
             op::SpecConstantTrue | op::SpecConstantFalse | op::ConstantTrue | op::ConstantFalse
@@ -186,11 +207,10 @@ impl Globals {
                 true
             }
             op::Name if names_only_its_target(words) && id_ok(words[1]) => {
-                // (A well-formed string cannot fail to decode.)
-                let Ok((s, _)) = self.strings.push(words, 2, words.len()) else {
-                    return false;
-                };
-                self.strings.names.push((words[1], s));
+                // (The string ends with its instruction: its bytes are all
+                // but the NUL and what follows it in the last word.)
+                let string = StringAt::new(inst.at + 2, &words[2..]);
+                self.strings.names.push((words[1], string));
                 true
             }
             // (Their only id, if any, is the result: see the test
@@ -229,19 +249,25 @@ impl Globals {
     }
 
     /// The `OpName` of `id`, if it has one (the last, if several).
-    pub fn name(&self, id: u32) -> Option<&str> {
+    pub fn name(&self, id: u32) -> Option<Cow<'w, str>> {
         self.strings.name(id)
     }
 
-    /// Every `(id, name)` of the `OpName`s, one per id (the last), by id.
-    pub fn names(&self) -> impl Iterator<Item = (u32, &str)> {
-        self.strings.all(&self.strings.names)
-    }
-
-    /// Every `(id, linkage name)` of the `LinkageAttributes` decorations,
-    /// in module order.
-    pub fn linkage_names(&self) -> impl Iterator<Item = (u32, &str)> {
-        self.strings.all(&self.strings.linkage_names)
+    /// The ids whose `OpName` or linkage name is `name`: the `OpName`s by
+    /// id (one per id, the last), then the `LinkageAttributes` decorations
+    /// in module order. Compares the strings' bytes, without decoding
+    /// them; `name` holds no U+FFFD, the only character a string that is
+    /// not UTF-8 can differ in once decoded.
+    pub fn ids_named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = u32> + 's {
+        debug_assert!(!name.contains('\u{FFFD}'));
+        let strings = &self.strings;
+        let named =
+            move |&(id, s): &(u32, StringAt)| (strings.bytes(s) == name.as_bytes()).then_some(id);
+        strings
+            .names
+            .iter()
+            .chain(&strings.linkage_names)
+            .filter_map(named)
     }
 
     /// `%id` with its `OpName` if it has one: `%12 (main)`.
@@ -256,10 +282,10 @@ impl Globals {
     /// else `%id`.
     pub fn function_name(&self, id: u32) -> String {
         if let Some(n) = self.name(id) {
-            return n.to_string();
+            return n.into_owned();
         }
         if let Some(n) = self.strings.linkage_name(id) {
-            return n.to_string();
+            return n.into_owned();
         }
         // (Digits by hand: `format!` costs some thousand instructions, and
         // most functions of a large module may be named this way.)
@@ -345,55 +371,87 @@ pub(crate) fn names_only_its_target(words: &[u32]) -> bool {
     }
 }
 
-/// The module's `OpName` and linkage name strings, decoded into one
-/// buffer (one allocation, where a `String` each took one per name).
-#[derive(Debug, Default)]
-struct Strings {
-    /// Every string, one after another.
-    text: String,
-    /// `(target id, its string in text)` of each `OpName`: in module order
-    /// while scanning, then by id, one per id (the last).
-    names: Vec<(u32, Range<usize>)>,
-    /// `(id, its string in text)` of each `LinkageAttributes` decoration,
-    /// in module order.
-    linkage_names: Vec<(u32, Range<usize>)>,
-    /// Index into `linkage_names` of each id's first, by id (filled by
-    /// [`Strings::finish`]).
-    linkage_by_id: Vec<u32>,
+/// A literal string of the module: where it starts and its length in
+/// bytes, its terminating NUL left out (8 bytes; the string is decoded
+/// only when asked for).
+#[derive(Debug, Clone, Copy)]
+struct StringAt {
+    /// Index of the string's first word in the module.
+    at: u32,
+    /// The number of bytes before the NUL.
+    len: u32,
 }
 
-impl Strings {
-    /// Decodes the literal string starting at word index `at` of an
-    /// instruction ending at word index `end` (as [`literal_string`], the
-    /// error included) into `text`: its place in `text` and the number of
-    /// words it takes. On a little-endian host the string's bytes are read
-    /// in place (no copy before the UTF-8 check).
-    fn push(&mut self, words: &[u32], at: usize, end: usize) -> Result<(Range<usize>, usize)> {
+impl StringAt {
+    /// The literal string starting at word index `at` of an instruction
+    /// ending at word index `end` (as [`literal_string`], the error
+    /// included), and the number of words it takes. (The parse checked
+    /// that every word index fits in 32 bits.)
+    fn find(words: &[u32], at: usize, end: usize) -> Result<(StringAt, usize)> {
         let n = literal_string_words(words, at, end).ok_or_else(|| {
             binary(
                 at * 4,
                 "literal string has no terminating NUL within its instruction",
             )
         })?;
-        let raw = &words[at..at + n];
-        let bytes: std::borrow::Cow<'_, [u8]> = if cfg!(target_endian = "little") {
-            std::borrow::Cow::Borrowed(bytemuck::cast_slice(raw))
-        } else {
-            std::borrow::Cow::Owned(raw.iter().flat_map(|w| w.to_le_bytes()).collect())
-        };
-        // The NUL is in the last word (the string's first zero byte, its
-        // octets packed low byte first).
-        let last = raw[n - 1];
-        let len = (n - 1) * 4
-            + (0..4)
-                .position(|k| (last >> (8 * k)) as u8 == 0)
-                .unwrap_or(4);
-        let start = self.text.len();
-        match std::str::from_utf8(&bytes[..len]) {
-            Ok(s) => self.text.push_str(s),
-            Err(_) => self.text.push_str(&String::from_utf8_lossy(&bytes[..len])),
+        Ok((StringAt::new(at, &words[at..at + n]), n))
+    }
+
+    /// The string at word index `at` of the module, made of `words`, the
+    /// last of which holds its NUL (the string's first zero byte, its
+    /// octets packed low byte first).
+    fn new(at: usize, words: &[u32]) -> StringAt {
+        let last = words[words.len() - 1];
+        let tail = (0..4)
+            .position(|k| (last >> (8 * k)) as u8 == 0)
+            .unwrap_or(4);
+        StringAt {
+            at: at as u32,
+            len: ((words.len() - 1) * 4 + tail) as u32,
         }
-        Ok((start..self.text.len(), n))
+    }
+}
+
+/// The module's `OpName` and linkage name strings, where they are in the
+/// module's words: decoded only when one is asked for (most never are).
+#[derive(Debug, Default)]
+struct Strings<'w> {
+    /// The module's words.
+    words: &'w [u32],
+    /// `(target id, its string)` of each `OpName`: in module order while
+    /// scanning, then by id, one per id (the last).
+    names: Vec<(u32, StringAt)>,
+    /// `(id, its string)` of each `LinkageAttributes` decoration, in
+    /// module order.
+    linkage_names: Vec<(u32, StringAt)>,
+    /// Index into `linkage_names` of each id's first, by id (filled by
+    /// [`Strings::finish`]).
+    linkage_by_id: Vec<u32>,
+}
+
+impl<'w> Strings<'w> {
+    /// The bytes of `s`. On a little-endian host they are read in place.
+    fn bytes(&self, s: StringAt) -> Cow<'w, [u8]> {
+        let (at, len) = (s.at as usize, s.len as usize);
+        let raw = &self.words[at..at + len / 4 + 1];
+        if cfg!(target_endian = "little") {
+            Cow::Borrowed(&bytemuck::cast_slice(raw)[..len])
+        } else {
+            Cow::Owned(raw.iter().flat_map(|w| w.to_le_bytes()).take(len).collect())
+        }
+    }
+
+    /// `s` decoded (UTF-8, any bytes that are not replaced by U+FFFD).
+    /// (The strict check first: it is several times faster on the valid
+    /// strings nearly all are.)
+    fn text(&self, s: StringAt) -> Cow<'w, str> {
+        match self.bytes(s) {
+            Cow::Borrowed(b) => match std::str::from_utf8(b) {
+                Ok(text) => Cow::Borrowed(text),
+                Err(_) => String::from_utf8_lossy(b),
+            },
+            Cow::Owned(b) => Cow::Owned(String::from_utf8_lossy(&b).into_owned()),
+        }
     }
 
     /// Sorts the names by id, keeping each id's last, and indexes the
@@ -417,27 +475,19 @@ impl Strings {
     }
 
     /// The `OpName` of `id`.
-    fn name(&self, id: u32) -> Option<&str> {
+    fn name(&self, id: u32) -> Option<Cow<'w, str>> {
         let k = self.names.binary_search_by_key(&id, |(t, _)| *t).ok()?;
-        Some(&self.text[self.names[k].1.clone()])
+        Some(self.text(self.names[k].1))
     }
 
     /// The first linkage name of `id`.
-    fn linkage_name(&self, id: u32) -> Option<&str> {
+    fn linkage_name(&self, id: u32) -> Option<Cow<'w, str>> {
         let list = &self.linkage_names;
         let k = self
             .linkage_by_id
             .binary_search_by_key(&id, |&k| list[k as usize].0)
             .ok()?;
-        Some(&self.text[list[self.linkage_by_id[k] as usize].1.clone()])
-    }
-
-    /// `list`'s `(id, string)` pairs.
-    fn all<'s>(
-        &'s self,
-        list: &'s [(u32, Range<usize>)],
-    ) -> impl Iterator<Item = (u32, &'s str)> + 's {
-        list.iter().map(|(id, r)| (*id, &self.text[r.clone()]))
+        Some(self.text(list[self.linkage_by_id[k] as usize].1))
     }
 }
 
@@ -663,19 +713,51 @@ mod tests {
         let word = |s: &[u8; 4]| u32::from_le_bytes(*s);
         let words = [word(b"a\0\0\0"), word(b"b\0\0\0"), word(b"c\0\0\0")];
         let mut g = Globals::default();
+        g.strings.words = &words;
         for (id, at) in [(9, 0), (5, 1), (9, 2), (2, 2)] {
-            let (s, _) = g.strings.push(&words, at, at + 1).expect("a string");
+            let (s, _) = StringAt::find(&words, at, at + 1).expect("a string");
             g.strings.linkage_names.push((id, s));
         }
-        let (s, _) = g.strings.push(&words, 2, 3).expect("a string");
+        let (s, _) = StringAt::find(&words, 2, 3).expect("a string");
         g.strings.names.push((5, s));
         g.strings.finish();
         assert_eq!(g.function_name(9), "a");
         assert_eq!(g.function_name(5), "c", "the OpName comes first");
         assert_eq!(g.function_name(2), "c");
         assert_eq!(g.function_name(3), "%3");
-        let linkage: Vec<_> = g.linkage_names().collect();
-        assert_eq!(linkage, [(9, "a"), (5, "b"), (9, "c"), (2, "c")]);
+        let named_c: Vec<_> = g.ids_named("c").collect();
+        assert_eq!(
+            named_c,
+            [5, 9, 2],
+            "the OpName, then the linkage names in order"
+        );
+    }
+
+    /// Strings are decoded where they lie when asked for: one that fills
+    /// its words has a word of NULs after it, bytes that are not UTF-8
+    /// read as U+FFFD, and a search by name compares the bytes.
+    #[test]
+    fn strings_are_decoded_where_they_lie() {
+        let word = |s: &[u8; 4]| u32::from_le_bytes(*s);
+        let words = [word(b"abcd"), 0, word(b"a\xffz\0"), word(b"abc\0")];
+        let mut g = Globals::default();
+        g.strings.words = &words;
+        for (id, at, end, n) in [(1, 0, 2, 2), (2, 2, 3, 1), (3, 3, 4, 1)] {
+            let (s, taken) = StringAt::find(&words, at, end).expect("a string");
+            assert_eq!(taken, n);
+            g.strings.names.push((id, s));
+        }
+        g.strings.finish();
+        assert_eq!(g.name(1).as_deref(), Some("abcd"));
+        assert_eq!(g.name(2).as_deref(), Some("a\u{FFFD}z"));
+        assert_eq!(g.name(3).as_deref(), Some("abc"));
+        assert_eq!(g.name(4), None);
+        assert_eq!(g.ids_named("abc").collect::<Vec<_>>(), [3]);
+        assert_eq!(g.ids_named("abcd").collect::<Vec<_>>(), [1]);
+        assert!(
+            StringAt::find(&words, 0, 1).is_err(),
+            "no NUL before the end"
+        );
     }
 
     #[test]

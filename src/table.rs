@@ -55,12 +55,7 @@ impl PredicateTable {
 pub fn read(m: &Module<'_>, g: &Globals) -> Result<Option<PredicateTable>> {
     // The name may be on the variable's OpName, its LinkageAttributes, or
     // both; two different ids carrying it is an error.
-    let mut named: Vec<u32> = g
-        .names()
-        .chain(g.linkage_names())
-        .filter(|&(_, n)| n == TABLE_NAME)
-        .map(|(id, _)| id)
-        .collect();
+    let mut named: Vec<u32> = g.ids_named(TABLE_NAME).collect();
     named.sort_unstable();
     named.dedup();
     let variable = match named.as_slice() {

@@ -60,7 +60,7 @@ pub(super) const PAYS: Split = Split {
 /// The functions of one run to rewrite ahead (see the module doc).
 pub(super) struct Ahead<'p, 'w> {
     m: &'p Module<'w>,
-    g: &'p Globals,
+    g: &'p Globals<'w>,
     /// The functions to rewrite, by index in the module, in order (32 bits
     /// each: a module may have hundreds of thousands).
     todo: Vec<u32>,
@@ -76,7 +76,7 @@ impl<'p, 'w> Ahead<'p, 'w> {
     /// that pays.
     pub(super) fn new(
         m: &'p Module<'w>,
-        g: &'p Globals,
+        g: &'p Globals<'w>,
         a: &Analysis,
         split: Split,
     ) -> Option<Self> {

@@ -36,14 +36,14 @@ pub(super) struct Context<'a> {
     /// The module.
     pub m: &'a Module<'a>,
     /// Its module-level index.
-    pub globals: &'a Globals,
+    pub globals: &'a Globals<'a>,
     /// Predicate call site → its value for the target.
     pub site_value: SiteValues<'a>,
     /// Module-scope `OpSpecConstantOp` results computed from predicates.
     pub module_chain: HashMap<u32, Val>,
     /// Bool chain ids (sites and boolean module-scope chain values;
     /// [`ChainShape::bool_chain`]).
-    chain: IdSet,
+    chain: &'a IdSet,
     /// Every id [`Context::replacement`] may replace: the sites and the
     /// module-scope chain values of any type
     /// ([`ChainShape::rewrite_triggers`]).
@@ -325,7 +325,7 @@ impl<'a> Context<'a> {
             globals,
             site_value,
             module_chain: HashMap::default(),
-            chain: shape.bool_chain().clone(),
+            chain: shape.bool_chain(),
             replaceable: shape.rewrite_triggers().clone(),
             first_reader: usize::MAX,
             constants: Constants {

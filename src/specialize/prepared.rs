@@ -30,7 +30,7 @@ pub struct Prepared<'w> {
     words: &'w [u32],
     pub(super) endian: Endian,
     pub(super) m: Module<'w>,
-    pub(super) g: Globals,
+    pub(super) g: Globals<'w>,
     pub(super) analysis: Option<Analysis>,
 }
 

@@ -15,7 +15,7 @@ use crate::fastmap::{Map as HashMap, Set as HashSet};
 
 use crate::globals::{Globals, definition_ids, names_only_its_target};
 use crate::idbits::IdBits;
-use crate::idset::{IdIndex, IdSet};
+use crate::idset::IdIndex;
 use crate::module::Module;
 use crate::operands::{Role, for_each_id};
 use crate::table::PredicateTable;
@@ -338,34 +338,31 @@ pub(super) struct TableReaders {
 }
 
 impl TableReaders {
-    /// The readers of `closure` (ids each once) from `(closure id, result
-    /// id of an instruction reading it)` pairs, and the ids read by
-    /// instructions without a result; `module_words` bounds the index.
+    /// The readers of the `places` ids of the closure whose places are
+    /// `place` (ids each once) from `(place of a closure id, result id of
+    /// an instruction reading it)` pairs, and the ids read by
+    /// instructions without a result.
     fn new(
-        closure: &[u32],
-        module_words: usize,
+        place: IdIndex,
+        places: usize,
         pairs: &[(u32, u32)],
         mut anonymous: Vec<u32>,
     ) -> TableReaders {
-        let place = IdIndex::new(closure, module_words);
         // Counts shifted by two places, summed, then each reader put at
         // its place's next slot: `starts[k + 1]` ends where place `k + 1`
         // starts, and the spare last count goes.
-        let mut starts = vec![0u32; closure.len() + 2];
-        for &(id, _) in pairs {
-            if let Some(k) = place.get(id) {
-                starts[k + 2] += 1;
-            }
+        let mut starts = vec![0u32; places + 2];
+        for &(k, _) in pairs {
+            starts[k as usize + 2] += 1;
         }
         for k in 1..starts.len() {
             starts[k] += starts[k - 1];
         }
-        let mut readers = vec![0u32; starts[closure.len() + 1] as usize];
-        for &(id, r) in pairs {
-            if let Some(k) = place.get(id) {
-                readers[starts[k + 1] as usize] = r;
-                starts[k + 1] += 1;
-            }
+        let mut readers = vec![0u32; starts[places + 1] as usize];
+        for &(k, r) in pairs {
+            let slot = &mut starts[k as usize + 1];
+            readers[*slot as usize] = r;
+            *slot += 1;
         }
         starts.pop();
         anonymous.sort_unstable();
@@ -390,7 +387,9 @@ impl TableReaders {
 
 /// Finds the module-scope readers of `closure`.
 pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
-    let candidates = IdSet::new(closure.iter().copied(), m.words.len());
+    // Each closure id's place, which also tells which ids are in it.
+    let place = IdIndex::new(closure, m.words.len());
+    let candidate = |x: u32| place.get(x).map(|k| k as u32);
     let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(2 * closure.len());
     let mut anonymous = Vec::new();
     for inst in m.globals() {
@@ -398,7 +397,7 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         // Only an instruction with a closure id among its words can read
         // one: the others are not decoded. A name or decoration whose only
         // id is the one it names reads nothing.
-        if names_only_its_target(w) || !candidates.any_in(&w[1..]) {
+        if !w[1..].iter().any(|&x| candidate(x).is_some()) || names_only_its_target(w) {
             continue;
         }
         let annotation = crate::operands::is_annotation(inst.opcode);
@@ -413,7 +412,7 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         if result.is_none()
             && w[1..]
                 .iter()
-                .all(|&x| x == table_variable || !candidates.contains(x))
+                .all(|&x| x == table_variable || candidate(x).is_none())
         {
             continue;
         }
@@ -421,12 +420,10 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
             && let Some(res) = result
         {
             // (Read without the grammar walk: a result type and uses.)
-            if typed && candidates.contains(w[1]) {
-                pairs.push((w[1], res));
-            }
-            for &x in &w[uses] {
-                if candidates.contains(x) {
-                    pairs.push((x, res));
+            let read = if typed { &w[1..2] } else { &[][..] };
+            for &x in read.iter().chain(&w[uses]) {
+                if let Some(k) = candidate(x) {
+                    pairs.push((k, res));
                 }
             }
             continue;
@@ -434,10 +431,10 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
         let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
             if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
                 && !(annotation && pos == 1)
-                && candidates.contains(w[pos])
+                && let Some(k) = candidate(w[pos])
             {
                 match result {
-                    Some(res) => pairs.push((w[pos], res)),
+                    Some(res) => pairs.push((k, res)),
                     // e.g. OpEntryPoint interfaces: handled by the emitter
                     // for the variable; anything else keeps the id.
                     None if w[pos] == table_variable => {}
@@ -446,7 +443,7 @@ pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32
             }
         });
     }
-    TableReaders::new(closure, m.words.len(), &pairs, anonymous)
+    TableReaders::new(place, closure.len(), &pairs, anonymous)
 }
 
 /// Which of the table's closure the functions decide. An id of the closure
@@ -654,13 +651,25 @@ mod tests {
         );
     }
 
+    /// [`TableReaders`] of `closure` from `(closure id, reader)` pairs
+    /// (the pairs of ids outside the closure left out, as `table_readers`
+    /// does).
+    fn readers_of(closure: &[u32], pairs: &[(u32, u32)], anonymous: Vec<u32>) -> TableReaders {
+        let place = IdIndex::new(closure, 64);
+        let by_place: Vec<(u32, u32)> = pairs
+            .iter()
+            .filter_map(|&(id, r)| place.get(id).map(|k| (k as u32, r)))
+            .collect();
+        TableReaders::new(place, closure.len(), &by_place, anonymous)
+    }
+
     /// Each closure id's readers come back in the order they were found,
     /// repeats kept; an id outside the closure has none.
     #[test]
     fn readers_by_closure_id() {
         let closure = [7, 3, 40, 5];
         let pairs = [(3, 10), (40, 11), (3, 12), (7, 13), (3, 10), (40, 14)];
-        let readers = TableReaders::new(&closure, 64, &pairs, vec![5, 3, 5]);
+        let readers = readers_of(&closure, &pairs, vec![5, 3, 5]);
         assert_eq!(readers.of(3), [10, 12, 10]);
         assert_eq!(readers.of(40), [11, 14]);
         assert_eq!(readers.of(7), [13]);
@@ -704,7 +713,7 @@ mod tests {
                     anonymous.push(id);
                 }
             }
-            let readers = TableReaders::new(&closure, 32, &pairs, anonymous);
+            let readers = readers_of(&closure, &pairs, anonymous);
             let tt = TableTracking::new(&closure, &readers, variable, &pin);
             let removed: HashSet<u32> = (10..=12)
                 .chain(20..=22)

@@ -42,6 +42,7 @@ pub mod inspect;
 pub mod json;
 pub mod module;
 pub mod operands;
+mod parallel;
 pub mod specialize;
 pub mod table;
 pub mod target;

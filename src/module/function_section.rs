@@ -6,7 +6,7 @@
 //! way.
 
 use crate::error::{Result, binary};
-use crate::specialize::parallel::{self, internal, map_parallel};
+use crate::parallel::{self, internal, map_parallel};
 
 use super::{
     FunctionRange, OP_FUNCTION, OP_FUNCTION_END, OP_LABEL, RESERVED_STARTS, bad_word_count,

@@ -28,8 +28,8 @@ use crate::module::{FunctionRange, Module};
 use super::analysis::Analysis;
 use super::context::Context;
 use super::function::{self, Rewritten, Scratch};
-use super::parallel::{self, internal, workers};
 use super::prepared::RewriteSource;
+use crate::parallel::{self, internal, workers};
 
 /// How [`Ahead`] splits the work: whether it pays and into what jobs.
 #[derive(Debug, Clone, Copy)]

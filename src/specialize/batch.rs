@@ -19,9 +19,9 @@ use super::analysis::Analysis;
 use super::context::{Context, Replacement};
 use super::function::{self, Rewritten};
 use super::lattice::Val;
-use super::parallel::{internal, map_parallel, map_parallel_with};
 use super::prepared::{Prepared, RewriteSource, resolve};
 use super::{Options, Report, Specialized, Words};
+use crate::parallel::{internal, map_parallel, map_parallel_with};
 
 /// One distinct rewrite's result, shared by the targets of its group
 /// (its words behind an `Arc`).

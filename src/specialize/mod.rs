@@ -37,7 +37,7 @@
 //! predicate alike form a group; each function a predicate reaches is
 //! decoded once and rewritten once per distinct view of the groups'
 //! values, then each group is finished, on as many threads as pay
-//! (`parallel`). `report` sums what was done.
+//! (`crate::parallel`). `report` sums what was done.
 //!
 //! A module without a predicate table comes back byte-identical.
 
@@ -49,7 +49,6 @@ mod emit;
 mod function;
 mod lattice;
 mod output;
-pub(crate) mod parallel;
 mod prepared;
 mod report;
 mod scan;

@@ -19,10 +19,10 @@ use super::analysis::Analysis;
 use super::context::{Constants, Context};
 use super::lattice::Val;
 use super::output::{Output, Pieces};
-use super::parallel::internal;
 use super::sweep::FixedReach;
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
+use crate::parallel::internal;
 
 /// A module read and analysed once, ready to be specialized for any number
 /// of targets.

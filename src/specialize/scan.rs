@@ -16,8 +16,7 @@ use crate::error::Result;
 use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
 use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op};
-
-use super::parallel;
+use crate::parallel;
 
 /// Class bit: the id makes a function need rewriting.
 const TRIGGER: u8 = 1;

@@ -28,7 +28,7 @@ pub(crate) fn workers(jobs: usize) -> usize {
 /// Runs `work` on as many threads as pay for `jobs` jobs, the calling
 /// thread among them (alone for one job or one core). `work` takes jobs
 /// until none is left.
-pub(super) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
+pub(crate) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
     let workers = workers(jobs);
     if workers == 1 {
         work();
@@ -61,7 +61,7 @@ pub(crate) fn map_parallel<T: Send>(
 
 /// [`map_parallel`] with a state per thread: each thread makes one with
 /// `state()` and runs its jobs as `job(&mut state, i)`.
-pub(super) fn map_parallel_with<S, T: Send>(
+pub(crate) fn map_parallel_with<S, T: Send>(
     jobs: usize,
     state: impl Fn() -> S + Sync,
     job: impl Fn(&mut S, usize) -> T + Sync,
@@ -158,7 +158,7 @@ const AHEAD_THREADS: usize = 4;
 /// themselves) comes out as `None`. Waits are on condition variables
 /// signalled only when someone waits, so a job costs a few uncontended
 /// locks, not a system call.
-pub(super) fn ahead<S, T: Send, R>(
+pub(crate) fn ahead<S, T: Send, R>(
     jobs: usize,
     state: &(dyn Fn() -> S + Sync),
     job: &(dyn Fn(&mut S, usize) -> T + Sync),
@@ -322,7 +322,7 @@ impl<T> Drop for StopOnDrop<'_, T> {
 }
 
 /// The calling thread's side of [`ahead`].
-pub(super) struct Ahead<'a, S, T> {
+pub(crate) struct Ahead<'a, S, T> {
     shared: &'a Shared<T>,
     jobs: usize,
     /// The job to take next.
@@ -337,7 +337,7 @@ pub(super) struct Ahead<'a, S, T> {
 impl<S, T> Ahead<'_, S, T> {
     /// Job `i`'s result: `None` when it was lost to a panic, or when `i`
     /// is not the job after the one taken last (from 0 on) or no job.
-    pub(super) fn take(&mut self, i: usize) -> Option<T> {
+    pub(crate) fn take(&mut self, i: usize) -> Option<T> {
         if i != self.turn || i >= self.jobs {
             return None;
         }
@@ -381,7 +381,7 @@ impl<S, T> Ahead<'_, S, T> {
     /// Hands back job `i`'s result, taken and used, to be dropped by the
     /// helper that computed it (see [`Shared::help`]); the calling
     /// thread's own, or one whose helper has stopped, is dropped here.
-    pub(super) fn give_back(&mut self, i: usize, used: T) {
+    pub(crate) fn give_back(&mut self, i: usize, used: T) {
         if let Some(by) = self.taken_by.get(i).copied().flatten() {
             let mut b = self.shared.lock();
             if let Some(list) = &mut b.given_back[by] {

@@ -11,7 +11,7 @@ use crate::error::{Result, binary};
 use crate::module::{
     Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id, shrink_spare,
 };
-use crate::operands::{for_each_id, op, result_pos};
+use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
 
 /// `Decoration::SpecId`.
 pub(crate) const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
@@ -55,9 +55,16 @@ pub struct Globals<'w> {
 impl<'w> Globals<'w> {
     /// Scans the module-level instructions of `m`.
     pub fn scan(m: &Module<'w>) -> Result<Globals<'w>> {
+        Globals::scan_with_reads(m).map(|(g, _)| g)
+    }
+
+    /// [`Globals::scan`], with the ids each module-level instruction reads
+    /// (for the analysis, which drops them once used).
+    pub(crate) fn scan_with_reads(m: &Module<'w>) -> Result<(Globals<'w>, ModuleReads)> {
         let mut g = Globals::default();
         g.strings.words = m.words;
         let mut defs = DefsBuilder::default();
+        let mut reads = ModuleReads::with_room(m.globals().len());
         // (Room for the names and definitions of a small module, in one
         // allocation each; every module-level instruction defines one id
         // at most.)
@@ -68,16 +75,22 @@ impl<'w> Globals<'w> {
         let id_ok = |id: u32| id != 0 && id < bound;
         for inst in m.globals() {
             let words = m.inst_words(inst);
-            if g.scan_common(words, bound, inst, &mut defs) {
+            if g.scan_common(words, bound, inst, &mut defs, &mut reads) {
                 continue;
             }
             // Every known instruction must hold the operands its grammar
             // requires, each id below the bound: later stages index them
             // without further checks.
             let mut bad = None;
+            let (annotation, names_only) =
+                (is_annotation(inst.opcode), names_only_its_target(words));
+            let start = reads.ids.len();
             for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
                 if bad.is_none() && !id_ok(words[pos]) && must_be_id(inst.opcode, pos, role) {
                     bad = Some(pos);
+                }
+                if !names_only && reads_id(role) && !(annotation && pos == 1) {
+                    reads.ids.push(words[pos]);
                 }
             })?;
             if let Some(pos) = bad {
@@ -90,6 +103,12 @@ impl<'w> Globals<'w> {
                 check_inst_id(w, inst, pos)?;
                 defs.push(id, inst);
             }
+            let reader = if annotation {
+                words.get(1)
+            } else {
+                result_pos(inst.opcode).and_then(|p| words.get(p))
+            };
+            reads.close(reader.copied().unwrap_or(0), start);
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
                     let (s, _) = StringAt::find(w, inst.at + 2, inst.end())?;
@@ -138,7 +157,7 @@ impl<'w> Globals<'w> {
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
         shrink_spare(&mut g.entry_functions);
-        Ok(g)
+        Ok((g, reads))
     }
 
     /// The generic scan's work on the most frequent well-formed module-level
@@ -148,7 +167,8 @@ impl<'w> Globals<'w> {
     /// the grammar: true when `words` (`inst`'s) is one of
     /// them, with every id in range, and has been recorded. Anything else,
     /// and every error, is left to the generic scan, which then says
-    /// exactly what is wrong.
+    /// exactly what is wrong. What it reads goes to `reads`, as the
+    /// generic scan would put it.
     #[inline]
     fn scan_common(
         &mut self,
@@ -156,6 +176,7 @@ impl<'w> Globals<'w> {
         bound: u32,
         inst: Inst,
         defs: &mut DefsBuilder,
+        reads: &mut ModuleReads,
     ) -> bool {
         let id_ok = |x: u32| x != 0 && x < bound;
         match inst.opcode {
@@ -168,6 +189,7 @@ impl<'w> Globals<'w> {
                     return false;
                 }
                 self.entry_functions.push(words[2]);
+                reads.record(0, Some(words[2]), &words[3 + n..]);
                 true
             }
             // (A decoration's only id is its target: see the test
@@ -198,6 +220,7 @@ impl<'w> Globals<'w> {
                 if words.len() == 3 && id_ok(words[1]) && id_ok(words[2]) =>
             {
                 defs.push(words[2], inst);
+                reads.record(words[2], Some(words[1]), &[]);
                 if matches!(inst.opcode, op::ConstantTrue | op::ConstantFalse)
                     && Some(words[1]) == self.bool_type
                 {
@@ -233,9 +256,10 @@ impl<'w> Globals<'w> {
                 };
                 let ids_ok = (!typed || id_ok(words[1]))
                     && id_ok(words[result])
-                    && words[uses].iter().all(|&x| id_ok(x));
+                    && words[uses.clone()].iter().all(|&x| id_ok(x));
                 if ids_ok {
                     defs.push(words[result], inst);
+                    reads.record(words[result], typed.then(|| words[1]), &words[uses]);
                 }
                 ids_ok
             }
@@ -303,6 +327,72 @@ impl<'w> Globals<'w> {
         name.push('%');
         name.extend(digits[k..].iter().map(|&d| d as char));
         name
+    }
+}
+
+/// True for the roles of the ids an instruction reads: its result type,
+/// its operands, and the words that may be ids.
+fn reads_id(role: Role) -> bool {
+    matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
+}
+
+/// The ids each module-level instruction reads, in module order, made by
+/// the same walk as the rest of [`Globals`] so that no later pass decodes
+/// the module-level instructions again to learn them: per instruction
+/// that reads any, its result type and operand ids (and the words that
+/// may be ids) as [`for_each_id`] reports them, with the instruction's
+/// "reader": its result, or for a name or decoration the id it names
+/// (a decoration's other ids are read on that id's behalf). Names and
+/// decorations whose only id is the one they name read nothing.
+#[derive(Debug, Default)]
+pub(crate) struct ModuleReads {
+    /// `(reader, or 0 for an instruction without one; where its ids end
+    /// in ids)` of each instruction that reads an id.
+    readers: Vec<(u32, u32)>,
+    /// The ids read, one instruction after another.
+    ids: Vec<u32>,
+}
+
+impl ModuleReads {
+    /// Room for what `globals` module-level instructions of a small module
+    /// read (a larger module's lists grow as they go).
+    fn with_room(globals: usize) -> ModuleReads {
+        let globals = globals.min(1 << 12);
+        ModuleReads {
+            readers: Vec::with_capacity(globals),
+            ids: Vec::with_capacity(4 * globals),
+        }
+    }
+
+    /// Records that an instruction whose reader is `reader` (0: none)
+    /// reads `first` (its result type, or an entry point's function), if
+    /// any, then `rest`.
+    #[inline]
+    fn record(&mut self, reader: u32, first: Option<u32>, rest: &[u32]) {
+        let start = self.ids.len();
+        self.ids.extend(first);
+        self.ids.extend_from_slice(rest);
+        self.close(reader, start);
+    }
+
+    /// Ends the instruction whose ids were pushed from `start` on (nothing
+    /// is recorded when it read none).
+    #[inline]
+    fn close(&mut self, reader: u32, start: usize) {
+        if self.ids.len() > start {
+            self.readers.push((reader, self.ids.len() as u32));
+        }
+    }
+
+    /// Each instruction that reads an id: its reader (0: none) and the
+    /// ids it reads, in module order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+        let mut start = 0;
+        self.readers.iter().map(move |&(reader, end)| {
+            let ids = &self.ids[start..end as usize];
+            start = end as usize;
+            (reader, ids)
+        })
     }
 }
 
@@ -704,6 +794,66 @@ mod tests {
             let want: Vec<_> = result.map(|r| (r, Role::Result)).into_iter().collect();
             assert_eq!(walked, want, "opcode {opcode} with {len} words");
         }
+    }
+
+    /// What the scan records as read by each module-level instruction is
+    /// what the grammar walk reports (result types, operands and maybe-ids;
+    /// for a name or decoration, not the id it names), on every module the
+    /// tests ship: the fast paths record exactly what the walk would.
+    #[test]
+    fn reads_recorded_match_the_walk() {
+        let mut modules = 0;
+        let mut stack = vec![std::path::PathBuf::from("tests")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).expect("a test directory") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    stack.push(path);
+                    continue;
+                }
+                if path.extension().is_none_or(|e| e != "spv") {
+                    continue;
+                }
+                let bytes = std::fs::read(&path).expect("a module");
+                let Ok((words, _)) = crate::module::words_from_bytes(&bytes) else {
+                    continue;
+                };
+                let Ok(m) = Module::parse(&words) else {
+                    continue;
+                };
+                let Ok((_, reads)) = Globals::scan_with_reads(&m) else {
+                    continue;
+                };
+                let mut want: Vec<(u32, Vec<u32>)> = Vec::new();
+                for inst in m.globals() {
+                    let w = m.inst_words(inst);
+                    if names_only_its_target(w) {
+                        continue;
+                    }
+                    let annotation = is_annotation(inst.opcode);
+                    let mut ids = Vec::new();
+                    for_each_id(w, 0, &|_| 1, &mut |pos, role| {
+                        if reads_id(role) && !(annotation && pos == 1) {
+                            ids.push(w[pos]);
+                        }
+                    })
+                    .expect("the scan took it");
+                    let reader = if annotation {
+                        w.get(1)
+                    } else {
+                        result_pos(inst.opcode).and_then(|p| w.get(p))
+                    };
+                    if !ids.is_empty() {
+                        want.push((reader.copied().unwrap_or(0), ids));
+                    }
+                }
+                let got: Vec<(u32, Vec<u32>)> =
+                    reads.iter().map(|(r, ids)| (r, ids.to_vec())).collect();
+                assert_eq!(got, want, "{}", path.display());
+                modules += 1;
+            }
+        }
+        assert!(modules > 30, "only {modules} modules were compared");
     }
 
     /// A function without an `OpName` is named by its first linkage name

@@ -5,7 +5,7 @@
 //! and the call graph's roots.
 
 use crate::error::Result;
-use crate::globals::Globals;
+use crate::globals::{Globals, ModuleReads};
 use crate::idbits::IdBits;
 use crate::idset::{IdIndex, IdSet};
 use crate::module::Module;
@@ -43,13 +43,20 @@ pub(super) struct Analysis {
 }
 
 impl Analysis {
-    /// Analyses a module that has a predicate `table`.
-    pub(super) fn new(m: &Module<'_>, g: &Globals, table: PredicateTable) -> Result<Analysis> {
+    /// Analyses a module that has a predicate `table`; `reads` are what
+    /// its module-level instructions read (dropped once used).
+    pub(super) fn new(
+        m: &Module<'_>,
+        g: &Globals,
+        reads: ModuleReads,
+        table: PredicateTable,
+    ) -> Result<Analysis> {
         let n = m.words.len();
         let shape = ChainShape::find(m, g, &table)?;
         let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
         let closure = sweep::table_closure(m, g, &table);
-        let table_readers = sweep::table_readers(m, &closure, table.variable);
+        let table_readers = sweep::table_readers(&reads, n, &closure, table.variable);
+        drop(reads);
         let tt = sweep::TableTracking::new(&closure, &table_readers, table.variable, &|id| {
             g.defs.contains(id) && !shape.rewrite_triggers().contains(id)
         });

@@ -39,10 +39,10 @@ impl<'w> Prepared<'w> {
     /// [`Specialized::bytes`] will write.
     pub fn new(words: &'w [u32], endian: Endian) -> Result<Prepared<'w>> {
         let m = Module::parse(words)?;
-        let g = Globals::scan(&m)?;
+        let (g, reads) = Globals::scan_with_reads(&m)?;
         let analysis = match table::read(&m, &g)? {
             None => None,
-            Some(table) => Some(Analysis::new(&m, &g, table)?),
+            Some(table) => Some(Analysis::new(&m, &g, reads, table)?),
         };
         Ok(Prepared {
             words,

@@ -13,7 +13,7 @@
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::globals::{Globals, definition_ids, names_only_its_target};
+use crate::globals::{Globals, ModuleReads, definition_ids};
 use crate::idbits::IdBits;
 use crate::idset::IdIndex;
 use crate::module::Module;
@@ -385,63 +385,32 @@ impl TableReaders {
     }
 }
 
-/// Finds the module-scope readers of `closure`.
-pub(super) fn table_readers(m: &Module<'_>, closure: &[u32], table_variable: u32) -> TableReaders {
+/// Finds the module-scope readers of `closure` among what the module-level
+/// instructions read (`reads`, from `Globals::scan_with_reads`); the module
+/// has `module_words` words.
+pub(super) fn table_readers(
+    reads: &ModuleReads,
+    module_words: usize,
+    closure: &[u32],
+    table_variable: u32,
+) -> TableReaders {
     // Each closure id's place, which also tells which ids are in it.
-    let place = IdIndex::new(closure, m.words.len());
-    let candidate = |x: u32| place.get(x).map(|k| k as u32);
+    let place = IdIndex::new(closure, module_words);
     let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(2 * closure.len());
     let mut anonymous = Vec::new();
-    for inst in m.globals() {
-        let w = m.inst_words(inst);
-        // Only an instruction with a closure id among its words can read
-        // one: the others are not decoded. A name or decoration whose only
-        // id is the one it names reads nothing.
-        if !w[1..].iter().any(|&x| candidate(x).is_some()) || names_only_its_target(w) {
-            continue;
-        }
-        let annotation = crate::operands::is_annotation(inst.opcode);
-        let result = if annotation {
-            w.get(1).copied()
-        } else {
-            crate::operands::result_pos(inst.opcode).and_then(|p| w.get(p).copied())
-        };
-        // An instruction without a result reading only the variable (each
-        // `OpEntryPoint` naming it as an interface) adds nothing: no need
-        // to decode it.
-        if result.is_none()
-            && w[1..]
-                .iter()
-                .all(|&x| x == table_variable || candidate(x).is_none())
-        {
-            continue;
-        }
-        if let Some((typed, _, uses)) = definition_ids(w)
-            && let Some(res) = result
-        {
-            // (Read without the grammar walk: a result type and uses.)
-            let read = if typed { &w[1..2] } else { &[][..] };
-            for &x in read.iter().chain(&w[uses]) {
-                if let Some(k) = candidate(x) {
-                    pairs.push((k, res));
-                }
+    for (reader, ids) in reads.iter() {
+        for &x in ids {
+            let Some(k) = place.get(x) else {
+                continue;
+            };
+            match reader {
+                // e.g. OpEntryPoint interfaces: handled by the emitter for
+                // the variable; anything else keeps the id.
+                0 if x == table_variable => {}
+                0 => anonymous.push(x),
+                _ => pairs.push((k as u32, reader)),
             }
-            continue;
         }
-        let _ = for_each_id(w, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-            if matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
-                && !(annotation && pos == 1)
-                && let Some(k) = candidate(w[pos])
-            {
-                match result {
-                    Some(res) => pairs.push((k, res)),
-                    // e.g. OpEntryPoint interfaces: handled by the emitter
-                    // for the variable; anything else keeps the id.
-                    None if w[pos] == table_variable => {}
-                    None => anonymous.push(w[pos]),
-                }
-            }
-        });
     }
     TableReaders::new(place, closure.len(), &pairs, anonymous)
 }

@@ -103,12 +103,7 @@ impl<'w> Globals<'w> {
                 check_inst_id(w, inst, pos)?;
                 defs.push(id, inst);
             }
-            let reader = if annotation {
-                words.get(1)
-            } else {
-                result_pos(inst.opcode).and_then(|p| words.get(p))
-            };
-            reads.close(reader.copied().unwrap_or(0), start);
+            reads.close(reader(inst.opcode, words), start);
             match inst.opcode {
                 op::Name if inst.len >= 3 => {
                     let (s, _) = StringAt::find(w, inst.at + 2, inst.end())?;
@@ -157,6 +152,13 @@ impl<'w> Globals<'w> {
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
         shrink_spare(&mut g.entry_functions);
+        // (Fuzz builds check the fast paths against the grammar walk.)
+        if cfg!(fuzzing) {
+            assert!(
+                reads == ModuleReads::walked(m),
+                "module-scope reads differ from the walk's"
+            );
+        }
         Ok((g, reads))
     }
 
@@ -336,6 +338,18 @@ fn reads_id(role: Role) -> bool {
     matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
 }
 
+/// The id on whose behalf a module-level instruction (`opcode`, `words`)
+/// reads: its result, or for a name or decoration the id it names; 0 for
+/// none.
+fn reader(opcode: u16, words: &[u32]) -> u32 {
+    let at = if is_annotation(opcode) {
+        Some(1)
+    } else {
+        result_pos(opcode)
+    };
+    at.and_then(|k| words.get(k)).copied().unwrap_or(0)
+}
+
 /// The ids each module-level instruction reads, in module order, made by
 /// the same walk as the rest of [`Globals`] so that no later pass decodes
 /// the module-level instructions again to learn them: per instruction
@@ -344,7 +358,7 @@ fn reads_id(role: Role) -> bool {
 /// "reader": its result, or for a name or decoration the id it names
 /// (a decoration's other ids are read on that id's behalf). Names and
 /// decorations whose only id is the one they name read nothing.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(crate) struct ModuleReads {
     /// `(reader, or 0 for an instruction without one; where its ids end
     /// in ids)` of each instruction that reads an id.
@@ -382,6 +396,29 @@ impl ModuleReads {
         if self.ids.len() > start {
             self.readers.push((reader, self.ids.len() as u32));
         }
+    }
+
+    /// What the grammar walk says each module-level instruction of `m`
+    /// reads (the scan's fast paths must agree: fuzz builds and a unit
+    /// test compare them). `m`'s instructions are the scan's, which the
+    /// walk has taken without error.
+    fn walked(m: &Module<'_>) -> ModuleReads {
+        let mut reads = ModuleReads::default();
+        for inst in m.globals() {
+            let words = m.inst_words(inst);
+            if names_only_its_target(words) {
+                continue;
+            }
+            let annotation = is_annotation(inst.opcode);
+            let start = reads.ids.len();
+            let _ = for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
+                if reads_id(role) && !(annotation && pos == 1) {
+                    reads.ids.push(words[pos]);
+                }
+            });
+            reads.close(reader(inst.opcode, words), start);
+        }
+        reads
     }
 
     /// Each instruction that reads an id: its reader (0: none) and the
@@ -799,7 +836,8 @@ mod tests {
     /// What the scan records as read by each module-level instruction is
     /// what the grammar walk reports (result types, operands and maybe-ids;
     /// for a name or decoration, not the id it names), on every module the
-    /// tests ship: the fast paths record exactly what the walk would.
+    /// tests ship (and every fuzz regression that is one): the fast paths
+    /// record exactly what the walk would.
     #[test]
     fn reads_recorded_match_the_walk() {
         let mut modules = 0;
@@ -811,7 +849,7 @@ mod tests {
                     stack.push(path);
                     continue;
                 }
-                if path.extension().is_none_or(|e| e != "spv") {
+                if path.extension().is_none_or(|e| e != "spv" && e != "bin") {
                     continue;
                 }
                 let bytes = std::fs::read(&path).expect("a module");
@@ -824,32 +862,7 @@ mod tests {
                 let Ok((_, reads)) = Globals::scan_with_reads(&m) else {
                     continue;
                 };
-                let mut want: Vec<(u32, Vec<u32>)> = Vec::new();
-                for inst in m.globals() {
-                    let w = m.inst_words(inst);
-                    if names_only_its_target(w) {
-                        continue;
-                    }
-                    let annotation = is_annotation(inst.opcode);
-                    let mut ids = Vec::new();
-                    for_each_id(w, 0, &|_| 1, &mut |pos, role| {
-                        if reads_id(role) && !(annotation && pos == 1) {
-                            ids.push(w[pos]);
-                        }
-                    })
-                    .expect("the scan took it");
-                    let reader = if annotation {
-                        w.get(1)
-                    } else {
-                        result_pos(inst.opcode).and_then(|p| w.get(p))
-                    };
-                    if !ids.is_empty() {
-                        want.push((reader.copied().unwrap_or(0), ids));
-                    }
-                }
-                let got: Vec<(u32, Vec<u32>)> =
-                    reads.iter().map(|(r, ids)| (r, ids.to_vec())).collect();
-                assert_eq!(got, want, "{}", path.display());
+                assert_eq!(reads, ModuleReads::walked(&m), "{}", path.display());
                 modules += 1;
             }
         }

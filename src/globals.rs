@@ -89,7 +89,7 @@ impl<'w> Globals<'w> {
                 if bad.is_none() && !id_ok(words[pos]) && must_be_id(inst.opcode, pos, role) {
                     bad = Some(pos);
                 }
-                if !names_only && reads_id(role) && !(annotation && pos == 1) {
+                if !names_only && is_read(annotation, pos, role) {
                     reads.ids.push(words[pos]);
                 }
             })?;
@@ -332,10 +332,12 @@ impl<'w> Globals<'w> {
     }
 }
 
-/// True for the roles of the ids an instruction reads: its result type,
-/// its operands, and the words that may be ids.
-fn reads_id(role: Role) -> bool {
-    matches!(role, Role::Use | Role::ResultType | Role::MaybeId)
+/// True when the word at `pos` with `role` (as [`for_each_id`] reports
+/// it) is an id the instruction reads: its result type, an operand, or a
+/// word that may be an id, but not the id a name or decoration
+/// (`annotation`) names.
+fn is_read(annotation: bool, pos: usize, role: Role) -> bool {
+    matches!(role, Role::Use | Role::ResultType | Role::MaybeId) && !(annotation && pos == 1)
 }
 
 /// The id on whose behalf a module-level instruction (`opcode`, `words`)
@@ -412,7 +414,7 @@ impl ModuleReads {
             let annotation = is_annotation(inst.opcode);
             let start = reads.ids.len();
             let _ = for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-                if reads_id(role) && !(annotation && pos == 1) {
+                if is_read(annotation, pos, role) {
                     reads.ids.push(words[pos]);
                 }
             });

@@ -340,9 +340,12 @@ impl<'w> Module<'w> {
             }
             at = inst.end();
         }
-        let functions = parse_functions(words, at)?;
-        // (Kept for the whole run; the functions' list has its size.)
+        let mut functions = parse_functions(words, at)?;
+        // (Both lists are kept for the whole run. The functions' list of a
+        // module parsed in one piece grew by doubling; one joined from
+        // pieces was made to its size.)
         shrink_spare(&mut global_starts);
+        shrink_spare(&mut functions);
         Ok(Module {
             words,
             global_starts,

@@ -3,7 +3,8 @@
 //! job in order, and [`map_parallel_with`] gives each thread's jobs one
 //! state of their own (storage reused from job to job). For one target:
 //! [`ahead`] computes jobs on other threads ahead of their turn while the
-//! calling thread takes the results in order.
+//! calling thread takes the results in order. For two passes that need
+//! not wait for each other: [`join`].
 //!
 //! `std::thread::scope` with an atomic job counter (or, for [`ahead`], a
 //! mutex and two condition variables) is all this needs: the jobs are
@@ -48,6 +49,26 @@ pub(crate) fn in_parallel(jobs: usize, work: impl Fn() + Sync) {
             let _ = worker.join();
         }
     });
+}
+
+/// Runs `a` on a thread of its own while the calling thread runs `b`,
+/// when `together` and there are two cores; else `a`, then `b`, on the
+/// calling thread. Both results (`a`'s `None` only when it was lost to a
+/// bug: its thread panicked). The thread is joined (as [`in_parallel`]'s
+/// are) before this returns.
+pub(crate) fn join<A: Send, B>(
+    together: bool,
+    a: impl FnOnce() -> A + Send,
+    b: impl FnOnce() -> B,
+) -> (Option<A>, B) {
+    if !together || workers(2) < 2 {
+        return (Some(a()), b());
+    }
+    std::thread::scope(|s| {
+        let spawned = s.spawn(a);
+        let b = b();
+        (spawned.join().ok(), b)
+    })
 }
 
 /// Runs `job(i)` for every `i < jobs` on all cores, returning the results

@@ -309,6 +309,17 @@ impl<'w> Module<'w> {
     /// `OpFunctionEnd` and not nested. A large module's functions are
     /// parsed in pieces on all cores, with the same result.
     pub fn parse(words: &'w [u32]) -> Result<Module<'w>> {
+        let mut m = Module::parse_module_level(words)?;
+        m.functions = m.parse_functions()?;
+        Ok(m)
+    }
+
+    /// The first step of [`Module::parse`]: checks the header and indexes
+    /// the module-level instructions. The module has no functions yet:
+    /// [`Module::parse_functions`] gives them, to set in
+    /// [`Module::functions`] (meanwhile, what reads only module scope can
+    /// go on, on another core).
+    pub(crate) fn parse_module_level(words: &'w [u32]) -> Result<Module<'w>> {
         check_header_start(words)?;
         if words[4] != 0 {
             return Err(binary(
@@ -340,17 +351,26 @@ impl<'w> Module<'w> {
             }
             at = inst.end();
         }
-        let mut functions = parse_functions(words, at)?;
-        // (Both lists are kept for the whole run. The functions' list of a
-        // module parsed in one piece grew by doubling; one joined from
-        // pieces was made to its size.)
+        // (Kept for the whole run.)
         shrink_spare(&mut global_starts);
-        shrink_spare(&mut functions);
         Ok(Module {
             words,
             global_starts,
-            functions,
+            functions: Vec::new(),
         })
+    }
+
+    /// The second step of [`Module::parse`]: the functions, which follow
+    /// the module-level instructions.
+    pub(crate) fn parse_functions(&self) -> Result<Vec<FunctionRange>> {
+        let at = (self.global_starts.len().checked_sub(1))
+            .map_or(HEADER_WORDS, |last| self.global(last).end());
+        let mut functions = parse_functions(self.words, at)?;
+        // (Kept for the whole run. The list of a module parsed in one
+        // piece grew by doubling; one joined from pieces was made to its
+        // size.)
+        shrink_spare(&mut functions);
+        Ok(functions)
     }
 
     /// The number of module-level instructions.

@@ -1,8 +1,9 @@
 //! Analysis, once per module: what does not depend on the predicates'
-//! values. The chain's shape (which ids make a function need rewriting and
-//! which module-scope instructions read them), the table's closure and
-//! which of it the functions decide, one scan of every function's words,
-//! and the call graph's roots.
+//! values. First what module scope alone tells ([`ScopeFacts`], found
+//! while the functions are parsed): the chain's shape (which ids make a
+//! function need rewriting and which module-scope instructions read
+//! them), the table's closure and which of it the functions decide. Then
+//! one scan of every function's words, and the call graph's roots.
 
 use crate::error::Result;
 use crate::globals::{Globals, ModuleReads};
@@ -42,18 +43,30 @@ pub(super) struct Analysis {
     pub(super) roots: Vec<u32>,
 }
 
-impl Analysis {
-    /// Analyses a module that has a predicate `table`; `reads` are what
-    /// its module-level instructions read (dropped once used).
+/// What module scope alone tells of a module with a predicate table: the
+/// part of [`Analysis`] that needs none of the functions, so that a large
+/// module's functions can be parsed meanwhile.
+pub(super) struct ScopeFacts {
+    table: PredicateTable,
+    shape: ChainShape,
+    closure: Vec<u32>,
+    table_readers: sweep::TableReaders,
+    tracked_table_ids: IdSet,
+    pins: Vec<u32>,
+}
+
+impl ScopeFacts {
+    /// Reads the module scope of `m` (its functions need not be parsed),
+    /// which has a predicate `table`; `reads` are what its module-level
+    /// instructions read (dropped once used).
     pub(super) fn new(
         m: &Module<'_>,
         g: &Globals,
         reads: ModuleReads,
         table: PredicateTable,
-    ) -> Result<Analysis> {
+    ) -> Result<ScopeFacts> {
         let n = m.words.len();
         let shape = ChainShape::find(m, g, &table)?;
-        let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(&reads, n, &closure, table.variable);
         drop(reads);
@@ -61,6 +74,31 @@ impl Analysis {
             g.defs.contains(id) && !shape.rewrite_triggers().contains(id)
         });
         let tracked_table_ids = IdSet::new(tt.tracked.iter().copied(), n);
+        Ok(ScopeFacts {
+            table,
+            shape,
+            closure,
+            table_readers,
+            tracked_table_ids,
+            pins: tt.pins,
+        })
+    }
+}
+
+impl Analysis {
+    /// Completes the analysis of `m`, its functions parsed, from what its
+    /// module scope told (`scope`).
+    pub(super) fn new(m: &Module<'_>, g: &Globals, scope: ScopeFacts) -> Result<Analysis> {
+        let n = m.words.len();
+        let ScopeFacts {
+            table,
+            shape,
+            closure,
+            table_readers,
+            tracked_table_ids,
+            pins,
+        } = scope;
+        let function_ids: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
         let interest = scan::Interest::new(
             shape.rewrite_triggers(),
             &function_ids,
@@ -91,7 +129,7 @@ impl Analysis {
             closure,
             table_readers,
             tracked_table_ids,
-            pins: tt.pins,
+            pins,
             shape,
             scan,
         })

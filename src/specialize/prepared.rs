@@ -15,14 +15,14 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::ahead::{self, Ahead, Split};
-use super::analysis::Analysis;
+use super::analysis::{Analysis, ScopeFacts};
 use super::context::{Constants, Context};
 use super::lattice::Val;
 use super::output::{Output, Pieces};
 use super::sweep::FixedReach;
 use super::unresolved::describe;
 use super::{Options, Report, Specialized, emit, function, scan, sweep};
-use crate::parallel::internal;
+use crate::parallel::{self, internal};
 
 /// A module read and analysed once, ready to be specialized for any number
 /// of targets.
@@ -38,11 +38,22 @@ impl<'w> Prepared<'w> {
     /// Parses and scans `words` (host order); `endian` is the byte order
     /// [`Specialized::bytes`] will write.
     pub fn new(words: &'w [u32], endian: Endian) -> Result<Prepared<'w>> {
-        let m = Module::parse(words)?;
-        let (g, reads) = Globals::scan_with_reads(&m)?;
-        let analysis = match table::read(&m, &g)? {
+        let large = parallel::pieces(words.len(), usize::MAX) > 1;
+        Prepared::new_with(words, endian, large)
+    }
+
+    /// [`Prepared::new`], parsing the functions while module scope is read
+    /// when `together` (as for a large module: neither needs the other;
+    /// the parse's error goes first, as when it comes first).
+    fn new_with(words: &'w [u32], endian: Endian, together: bool) -> Result<Prepared<'w>> {
+        let mut m = Module::parse_module_level(words)?;
+        let (functions, scope) =
+            parallel::join(together, || m.parse_functions(), || read_module_scope(&m));
+        m.functions = functions.ok_or_else(|| internal("internal error: the parse was lost"))??;
+        let (g, scope) = scope?;
+        let analysis = match scope {
             None => None,
-            Some(table) => Some(Analysis::new(&m, &g, reads, table)?),
+            Some(scope) => Some(Analysis::new(&m, &g, scope)?),
         };
         Ok(Prepared {
             words,
@@ -621,10 +632,23 @@ pub(super) fn resolve(table: &PredicateTable, target: &Target<'_>) -> Result<Vec
     crate::inspect::resolve_predicates(&table.predicates, target)
 }
 
+/// What the module scope of `m` alone tells (its functions need not be
+/// parsed): its index and, when it has a predicate table, the table's
+/// facts ([`ScopeFacts`]).
+fn read_module_scope<'w>(m: &Module<'w>) -> Result<(Globals<'w>, Option<ScopeFacts>)> {
+    let (g, reads) = Globals::scan_with_reads(m)?;
+    let scope = match table::read(m, &g)? {
+        None => None,
+        Some(table) => Some(ScopeFacts::new(m, &g, reads, table)?),
+    };
+    Ok((g, scope))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ArchTables;
+    use crate::operands::op;
 
     /// The words of a golden input (little-endian).
     fn golden_words(name: &str) -> Vec<u32> {
@@ -656,6 +680,58 @@ mod tests {
             let (own, total) = (out.own_len(), out.len_words());
             assert!(own * 10 < total, "{t}: {own} own words of {total}");
         }
+    }
+
+    #[test]
+    fn module_scope_read_while_the_functions_are_parsed_gives_the_same() {
+        // A module over the size from which the two go on together, as
+        // it is and broken: in module scope (a predicate's SpecId on an id
+        // out of range, or on no boolean spec constant), in a function (an
+        // instruction of no words), and in both (the function's error, as
+        // when the parse comes first).
+        let words = crate::generator::generate_bytes(9 << 20, 10, true);
+        let words: Vec<u32> = bytemuck::pod_collect_to_vec(&words);
+        assert!(parallel::pieces(words.len(), usize::MAX) > 1);
+        let m = Module::parse(&words).unwrap();
+        let g = Globals::scan_with_reads(&m).unwrap().0;
+        let spec_id = g.spec_ids[0].byte_offset() / 4;
+        assert_eq!(words[spec_id] & 0xffff, u32::from(op::Decorate));
+        let (f, bound) = (&m.functions[m.functions.len() / 2], m.bound());
+        let body = f.start + (words[f.start] >> 16) as usize;
+        let broken = |edits: &[(usize, u32)]| {
+            let mut w = words.clone();
+            for &(at, word) in edits {
+                w[at] = word;
+            }
+            w
+        };
+        let in_scope = [(spec_id + 1, bound + 5)];
+        let not_bool = [(spec_id + 1, 1)];
+        let in_function = [(body, words[body] & 0xffff)];
+        let target = ArchTables::embedded().target("gfx950").unwrap();
+        let run = |w: &[u32], together: bool| {
+            Prepared::new_with(w, Endian::Little, together)
+                .and_then(|p| p.specialize(&target, &Options::default()))
+                .map(|s| s.words().to_vec())
+                .map_err(|e| e.to_string())
+        };
+        let cases = [
+            broken(&[]),
+            broken(&in_scope),
+            broken(&not_bool),
+            broken(&in_function),
+            broken(&[in_scope[0], in_function[0]]),
+            broken(&[not_bool[0], in_function[0]]),
+        ];
+        for (k, w) in cases.iter().enumerate() {
+            let (apart, together) = (run(w, false), run(w, true));
+            let errors = (apart.as_ref().err(), together.as_ref().err());
+            assert_eq!(apart.is_ok(), k == 0, "case {k}: {:?}", errors.0);
+            assert!(apart == together, "case {k}: {errors:?}");
+        }
+        let function_error = run(&cases[3], false);
+        assert_eq!(run(&cases[4], true), function_error);
+        assert_eq!(run(&cases[5], true), function_error);
     }
 
     /// How many of the functions to rewrite in `words` take the quick way

@@ -38,8 +38,9 @@ impl<'w> Prepared<'w> {
     /// Parses and scans `words` (host order); `endian` is the byte order
     /// [`Specialized::bytes`] will write.
     pub fn new(words: &'w [u32], endian: Endian) -> Result<Prepared<'w>> {
+        // (Fuzz builds take every module the large modules' way.)
         let large = parallel::pieces(words.len(), usize::MAX) > 1;
-        Prepared::new_with(words, endian, large)
+        Prepared::new_with(words, endian, large || cfg!(fuzzing))
     }
 
     /// [`Prepared::new`], parsing the functions while module scope is read

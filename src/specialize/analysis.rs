@@ -45,7 +45,8 @@ pub(super) struct Analysis {
 
 /// What module scope alone tells of a module with a predicate table: the
 /// part of [`Analysis`] that needs none of the functions, so that a large
-/// module's functions can be parsed meanwhile.
+/// module's functions can be parsed meanwhile. Its fields become
+/// [`Analysis`]'s of the same names.
 pub(super) struct ScopeFacts {
     table: PredicateTable,
     shape: ChainShape,

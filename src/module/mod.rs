@@ -14,8 +14,6 @@ use crate::operands::{Role, op, opname};
 
 mod function_section;
 
-use function_section::parse_functions;
-
 /// The SPIR-V magic number, as read in the module's own byte order.
 pub const MAGIC: u32 = 0x0723_0203;
 /// Number of words in the module header.
@@ -365,7 +363,7 @@ impl<'w> Module<'w> {
     pub(crate) fn parse_functions(&self) -> Result<Vec<FunctionRange>> {
         let at = (self.global_starts.len().checked_sub(1))
             .map_or(HEADER_WORDS, |last| self.global(last).end());
-        let mut functions = parse_functions(self.words, at)?;
+        let mut functions = function_section::parse_functions(self.words, at)?;
         // (Kept for the whole run. The list of a module parsed in one
         // piece grew by doubling; one joined from pieces was made to its
         // size.)

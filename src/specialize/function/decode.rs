@@ -36,7 +36,7 @@ use super::super::context::Context;
 use super::super::lattice::is_logic;
 use super::local_ids::LocalMap;
 use read::Deferred;
-pub(super) use read::op_infos;
+pub(super) use read::{OpInfo, op_infos};
 
 /// A block: its label and where its words and noted instructions are.
 #[derive(Clone, Copy)]

@@ -35,7 +35,7 @@ use crate::operands::{flat_ids, op};
 
 use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
-use super::decode::op_infos;
+use super::decode::{OpInfo, op_infos};
 use super::local_ids::{LocalMap, Window};
 use super::{Emitted, Rewritten, Writing};
 
@@ -365,170 +365,227 @@ fn read(
     bound: u32,
     bufs: &mut Buffers,
 ) -> Option<()> {
-    let infos = op_infos();
     bufs.clear_for(end_at - at);
-    let Buffers {
-        ids,
-        blocks,
-        logic,
-        phis,
-        marks,
-        callees,
-        results,
-        ..
-    } = bufs;
-    let in_range = |x: u32| x != 0 && x < bound;
-    // The block being read, and whether it has ended (before the first
-    // label: only ordinary instructions, the parameters, may come).
-    let mut block = NONE;
-    let mut ended = true;
+    let mut r = Reading {
+        ctx,
+        bound,
+        infos: op_infos(),
+        bufs,
+        block: NONE,
+        ended: true,
+    };
     while at < end_at {
         let head = words[at];
         let (len, opcode) = ((head >> 16) as usize, head as u16);
         let iw = &words[at..at + len];
-        if ended && opcode != op::Label && block != NONE {
+        if r.ended && opcode != op::Label && r.block != NONE {
             // Nothing but a label follows a terminator.
             return None;
         }
         match opcode {
-            op::Label => {
-                let label = *iw.get(1)?;
-                if len != 2
-                    || !ended
-                    || foreign(ctx, ids, bound, label)
-                    || !ids.insert_new(label, (blocks.len() << 2) | LABEL)
-                {
-                    return None;
-                }
-                block = blocks.len() as u32;
-                blocks.push(Block {
-                    label,
-                    label_at: at,
-                    term_at: 0,
-                    end: 0,
-                    exit: Exit::Leave,
-                    cond: 0,
-                    t: NONE,
-                    e: NONE,
-                    test: Source::Refused,
-                    decided: NONE,
-                    callees: (callees.len() as u32, 0),
-                    results: (results.len() as u32, 0),
-                    marks: (marks.len() as u32, 0),
-                });
-                ended = false;
-            }
+            op::Label => r.label(at, iw)?,
             op::Branch | op::BranchConditional | op::Return | op::ReturnValue | op::Unreachable => {
-                let exit = match (opcode, len) {
-                    (op::Branch, 2) if !foreign(ctx, ids, bound, iw[1]) => {
-                        (Exit::Branch, 0, iw[1], NONE)
-                    }
-                    (op::BranchConditional, 4)
-                        if in_range(iw[1])
-                            && iw[2] != iw[3]
-                            && !foreign(ctx, ids, bound, iw[2])
-                            && !foreign(ctx, ids, bound, iw[3]) =>
-                    {
-                        (Exit::Conditional, iw[1], iw[2], iw[3])
-                    }
-                    (op::Return | op::Unreachable, 1) => (Exit::Leave, 0, NONE, NONE),
-                    (op::ReturnValue, 2) if !foreign(ctx, ids, bound, iw[1]) => {
-                        if ids.get(&iw[1]).is_some_and(|&v| v & 3 == PHI) {
-                            marks.push((at, block, Mark::Reader));
-                        }
-                        (Exit::Leave, 0, NONE, NONE)
-                    }
-                    _ => return None,
-                };
-                let b = blocks.last_mut()?;
-                (b.exit, b.cond, b.t, b.e, b.term_at, b.end) =
-                    (exit.0, exit.1, exit.2, exit.3, at, at + len);
-                b.callees.1 = callees.len() as u32;
-                b.results.1 = results.len() as u32;
-                b.marks.1 = marks.len() as u32;
-                ended = true;
+                r.terminator(at, iw, opcode)?
             }
-            op::Phi => {
-                // Its words ids in range, none a predicate.
-                let flat = len >= 3 && (len - 3).is_multiple_of(2);
-                if block == NONE
-                    || !flat
-                    || !iw[1..].iter().all(|&x| in_range(x) && !ctx.may_replace(x))
-                    || !ids.replace_if(iw[2], PENDING << 2 | PHI, phis.len() << 2 | PHI)
-                {
-                    return None;
-                }
-                marks.push((at, block, Mark::Phi(phis.len())));
-                results.push(iw[2]);
-                phis.push(Phi {
-                    at,
-                    block,
-                    pairs: (0, 0),
-                    plan: PhiPlan::Keep,
-                });
-            }
-            o if is_logic(o) => {
-                // It may read predicates, never define one.
-                let flat = infos.get(opcode as usize)?.flat_min as usize == len;
-                if block == NONE
-                    || !flat
-                    || !iw[1..].iter().all(|&x| in_range(x))
-                    || ctx.may_replace(iw[1])
-                    || ctx.may_replace(iw[2])
-                    || !ids.replace_if(iw[2], PENDING << 2 | LOGIC, logic.len() << 2 | LOGIC)
-                {
-                    return None;
-                }
-                marks.push((at, block, Mark::Logic(logic.len())));
-                results.push(iw[2]);
-                logic.push(Logic {
-                    at,
-                    block,
-                    opcode,
-                    reads: [Source::Refused; 2],
-                    value: Val::Top,
-                });
-            }
-            _ => {
-                let info = infos.get(opcode as usize)?;
-                let mut reads_phi = false;
-                let words_ok = iw[1..].iter().all(|&x| {
-                    let kind = ids.get(&x).map(|&v| v & 3);
-                    reads_phi |= kind == Some(PHI);
-                    x != 0 && x < bound && !ctx.may_replace(x) && kind != Some(LOGIC)
-                });
-                let plain = info.plain
-                    && len >= info.flat_min as usize
-                    && words_ok
-                    && (!info.exact || flat_ids(iw).is_some());
-                let result = match info.result {
-                    0 => 0,
-                    p => *iw.get(p as usize)?,
-                };
-                if !plain || (result != 0 && !ids.insert_new(result, PLAIN)) {
-                    return None;
-                }
-                if reads_phi {
-                    // (Before the first label, the full rewrite would
-                    // rewrite it as part of the function's head.)
-                    if block == NONE {
-                        return None;
-                    }
-                    marks.push((at, block, Mark::Reader));
-                }
-                if block != NONE {
-                    if result != 0 {
-                        results.push(result);
-                    }
-                    if opcode == op::FunctionCall {
-                        callees.push(iw[3]);
-                    }
-                }
-            }
+            op::Phi => r.phi(at, iw)?,
+            o if is_logic(o) => r.logic(at, iw, opcode)?,
+            _ => r.ordinary(at, iw, opcode)?,
         }
         at += len;
     }
-    (ended && block != NONE).then_some(())
+    (r.ended && r.block != NONE).then_some(())
+}
+
+/// True when `x` is an id in range (below the module's `bound`).
+#[inline(always)]
+fn in_range(x: u32, bound: u32) -> bool {
+    x != 0 && x < bound
+}
+
+/// Where [`read`] is in a function, and the lists it fills: one step per
+/// kind of instruction, each `None` at what the quick way does not take.
+struct Reading<'a, 'c> {
+    ctx: &'a Context<'c>,
+    /// The module's id bound.
+    bound: u32,
+    infos: &'static [OpInfo],
+    bufs: &'a mut Buffers,
+    /// The block being read ([`NONE`] before the first label: only
+    /// ordinary instructions, the parameters, may come), and whether it
+    /// has ended.
+    block: u32,
+    ended: bool,
+}
+
+impl Reading<'_, '_> {
+    /// An `OpLabel` at word `at`: a block begins.
+    #[inline(always)]
+    fn label(&mut self, at: usize, iw: &[u32]) -> Option<()> {
+        let label = *iw.get(1)?;
+        let b = &mut *self.bufs;
+        if iw.len() != 2
+            || !self.ended
+            || foreign(self.ctx, &b.ids, self.bound, label)
+            || !b.ids.insert_new(label, (b.blocks.len() << 2) | LABEL)
+        {
+            return None;
+        }
+        self.block = b.blocks.len() as u32;
+        b.blocks.push(Block {
+            label,
+            label_at: at,
+            term_at: 0,
+            end: 0,
+            exit: Exit::Leave,
+            cond: 0,
+            t: NONE,
+            e: NONE,
+            test: Source::Refused,
+            decided: NONE,
+            callees: (b.callees.len() as u32, 0),
+            results: (b.results.len() as u32, 0),
+            marks: (b.marks.len() as u32, 0),
+        });
+        self.ended = false;
+        Some(())
+    }
+
+    /// A terminator (`opcode`) at word `at`: the block ends.
+    #[inline(always)]
+    fn terminator(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
+        let (ctx, bound, block) = (self.ctx, self.bound, self.block);
+        let b = &mut *self.bufs;
+        let exit = match (opcode, iw.len()) {
+            (op::Branch, 2) if !foreign(ctx, &b.ids, bound, iw[1]) => {
+                (Exit::Branch, 0, iw[1], NONE)
+            }
+            (op::BranchConditional, 4)
+                if in_range(iw[1], bound)
+                    && iw[2] != iw[3]
+                    && !foreign(ctx, &b.ids, bound, iw[2])
+                    && !foreign(ctx, &b.ids, bound, iw[3]) =>
+            {
+                (Exit::Conditional, iw[1], iw[2], iw[3])
+            }
+            (op::Return | op::Unreachable, 1) => (Exit::Leave, 0, NONE, NONE),
+            (op::ReturnValue, 2) if !foreign(ctx, &b.ids, bound, iw[1]) => {
+                if b.ids.get(&iw[1]).is_some_and(|&v| v & 3 == PHI) {
+                    b.marks.push((at, block, Mark::Reader));
+                }
+                (Exit::Leave, 0, NONE, NONE)
+            }
+            _ => return None,
+        };
+        let (callees, results, marks) = (b.callees.len(), b.results.len(), b.marks.len());
+        let blk = b.blocks.last_mut()?;
+        (blk.exit, blk.cond, blk.t, blk.e, blk.term_at, blk.end) =
+            (exit.0, exit.1, exit.2, exit.3, at, at + iw.len());
+        blk.callees.1 = callees as u32;
+        blk.results.1 = results as u32;
+        blk.marks.1 = marks as u32;
+        self.ended = true;
+        Some(())
+    }
+
+    /// An `OpPhi` at word `at`: its words ids in range, none a predicate.
+    #[inline(always)]
+    fn phi(&mut self, at: usize, iw: &[u32]) -> Option<()> {
+        let len = iw.len();
+        let flat = len >= 3 && (len - 3).is_multiple_of(2);
+        let b = &mut *self.bufs;
+        if self.block == NONE
+            || !flat
+            || !iw[1..]
+                .iter()
+                .all(|&x| in_range(x, self.bound) && !self.ctx.may_replace(x))
+            || !b
+                .ids
+                .replace_if(iw[2], PENDING << 2 | PHI, b.phis.len() << 2 | PHI)
+        {
+            return None;
+        }
+        b.marks.push((at, self.block, Mark::Phi(b.phis.len())));
+        b.results.push(iw[2]);
+        b.phis.push(Phi {
+            at,
+            block: self.block,
+            pairs: (0, 0),
+            plan: PhiPlan::Keep,
+        });
+        Some(())
+    }
+
+    /// A logic instruction (`opcode`) at word `at`: it may read
+    /// predicates, never define one.
+    #[inline(always)]
+    fn logic(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
+        let flat = self.infos.get(opcode as usize)?.flat_min as usize == iw.len();
+        let b = &mut *self.bufs;
+        if self.block == NONE
+            || !flat
+            || !iw[1..].iter().all(|&x| in_range(x, self.bound))
+            || self.ctx.may_replace(iw[1])
+            || self.ctx.may_replace(iw[2])
+            || !b
+                .ids
+                .replace_if(iw[2], PENDING << 2 | LOGIC, b.logic.len() << 2 | LOGIC)
+        {
+            return None;
+        }
+        b.marks.push((at, self.block, Mark::Logic(b.logic.len())));
+        b.results.push(iw[2]);
+        b.logic.push(Logic {
+            at,
+            block: self.block,
+            opcode,
+            reads: [Source::Refused; 2],
+            value: Val::Top,
+        });
+        Some(())
+    }
+
+    /// Any other instruction (`opcode`) at word `at`: copied as it is
+    /// when every word after its first is an id in range the rewrite
+    /// leaves alone (a reader of a phi is marked: the phi may fold).
+    #[inline(always)]
+    fn ordinary(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
+        let info = self.infos.get(opcode as usize)?;
+        let b = &mut *self.bufs;
+        let mut reads_phi = false;
+        let words_ok = iw[1..].iter().all(|&x| {
+            let kind = b.ids.get(&x).map(|&v| v & 3);
+            reads_phi |= kind == Some(PHI);
+            in_range(x, self.bound) && !self.ctx.may_replace(x) && kind != Some(LOGIC)
+        });
+        let plain = info.plain
+            && iw.len() >= info.flat_min as usize
+            && words_ok
+            && (!info.exact || flat_ids(iw).is_some());
+        let result = match info.result {
+            0 => 0,
+            p => *iw.get(p as usize)?,
+        };
+        if !plain || (result != 0 && !b.ids.insert_new(result, PLAIN)) {
+            return None;
+        }
+        if reads_phi {
+            // (Before the first label, the full rewrite would rewrite it
+            // as part of the function's head.)
+            if self.block == NONE {
+                return None;
+            }
+            b.marks.push((at, self.block, Mark::Reader));
+        }
+        if self.block != NONE {
+            if result != 0 {
+                b.results.push(result);
+            }
+            if opcode == op::FunctionCall {
+                b.callees.push(iw[3]);
+            }
+        }
+        Some(())
+    }
 }
 
 /// Checks the `OpFunction` (`header`) has its five words (the full

@@ -54,6 +54,7 @@ mod report;
 mod scan;
 mod sweep;
 mod unresolved;
+mod word_hits;
 
 pub use output::Output;
 pub use prepared::Prepared;

@@ -3,11 +3,13 @@
 //! For each function it records whether it reads a predicate (then it must be
 //! rewritten), which functions it calls, which functions it references other
 //! than by calling them (function pointers: those stay), and which of the
-//! predicate table's constants and types it mentions. It goes instruction
-//! by instruction (a header can equal an id of interest); each operand word
-//! costs one table lookup (its class: rewrite trigger, function, tracked table id or none),
-//! and only an instruction with a function or tracked word among the ids
-//! it reads is decoded, so an untouched function costs one linear scan.
+//! predicate table's constants and types it mentions. Each word costs one
+//! table look-up (its class: rewrite trigger, function, tracked table id
+//! or none; [`word_hits`] finds the words whose class is not 0); then the
+//! headers are walked up to each word found (a header can equal an id of
+//! interest: it is passed over), and only an instruction with a function
+//! or tracked word among the ids it reads is decoded, so an untouched
+//! function costs one linear scan.
 //! The facts of all functions live in a few shared vectors (a module may
 //! hold 200,000 functions). From 8 MB up, the functions are scanned in
 //! consecutive pieces on all cores and the pieces' lists joined in order.
@@ -17,6 +19,8 @@ use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
 use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op};
 use crate::parallel;
+
+use super::word_hits;
 
 /// Class bit: the id makes a function need rewriting.
 const TRIGGER: u8 = 1;
@@ -54,7 +58,8 @@ impl Interest {
         };
         let max = members().map(|(x, _)| x as usize).max().unwrap_or(0);
         if max <= module_words.saturating_mul(8).max(1 << 16) {
-            let mut dense = vec![0u8; max + 1];
+            // (Four more entries, 0, that ids beyond the largest read.)
+            let mut dense = vec![0u8; max + 5];
             for (x, c) in members() {
                 dense[x as usize] |= c;
             }
@@ -117,26 +122,15 @@ impl Interest {
         }
     }
 
-    /// The next instruction of `body` (whole instructions whose word
-    /// counts the parse checked), from the one at `from` on, with an
-    /// operand word of interest: its start, its end and the class bits of
-    /// its operand words. The headers are passed over: a header can equal
-    /// an id of interest (`len << 16 | opcode` is below the bound of any
-    /// module over 65,536 ids), and in a large module most would.
-    #[inline(always)]
-    fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
-        let mut rest = body.get(from..)?;
-        while let Some((&header, operands)) = rest.split_first() {
-            // (The parse checked every word count: nonzero and in range.)
-            let operands = operands.get(..((header >> 16) as usize).wrapping_sub(1))?;
-            let hit = self.any_short(operands);
-            if hit != 0 {
-                let at = body.len() - rest.len();
-                return Some((at, at + 1 + operands.len(), hit));
-            }
-            rest = &rest[1 + operands.len()..];
+    /// Appends to `out` the index of every word of `words` whose class is
+    /// not 0, in order, headers included ([`word_hits`]).
+    #[inline]
+    fn hits_into(&self, words: &[u32], out: &mut Vec<u32>) {
+        if self.sparse.is_empty() {
+            word_hits::find(&self.dense, words, out);
+        } else {
+            out.extend((0..words.len() as u32).filter(|&k| self.class(words[k as usize]) != 0));
         }
-        None
     }
 }
 
@@ -248,8 +242,9 @@ impl Scan {
         room: usize,
     ) -> Result<Scan> {
         let mut s = Scan::with_room(room.max(functions.len()));
+        let mut hits = Vec::with_capacity(256);
         for f in functions {
-            s.scan_function(m, f, interest)?;
+            s.scan_function(m, f, interest, &mut hits)?;
         }
         Ok(s)
     }
@@ -292,22 +287,23 @@ impl Scan {
         &self.tracked[start as usize..self.facts[k].tracked_end as usize]
     }
 
-    /// Scans one function, appending its facts.
+    /// Scans one function, appending its facts (`hits` is scratch).
     fn scan_function(
         &mut self,
         m: &Module<'_>,
         f: &FunctionRange,
         interest: &Interest,
+        hits: &mut Vec<u32>,
     ) -> Result<()> {
         let w = m.words;
         let mut needs_rewrite = false;
         let tracked_start = self.tracked.len();
-        // Instruction by instruction (the parse checked every word count:
-        // nonzero and in range), one class lookup per operand word: the
-        // headers are passed over (`len << 16 | opcode` equals an id of
-        // interest in any module over 65,536 ids). A call is found by its
-        // callee, a function id (a call of anything else cannot change
-        // which functions live).
+        // One class look-up a word, then only the instructions holding a
+        // word of interest are found (the parse checked every word count:
+        // nonzero and in range) and looked at; a header that equals an id
+        // of interest (`len << 16 | opcode` does in any module over 65,536
+        // ids) is passed over. A call is found by its callee, a function id
+        // (a call of anything else cannot change which functions live).
         let body = &w[f.start..f.end];
         // The OpFunction first, looked at directly: its own id, always of
         // interest, would cost a search, and when it is the only word of
@@ -321,16 +317,51 @@ impl Scan {
         } else {
             others | own
         };
-        let mut next = Some((0, first, hit));
-        let mut any = 0;
-        while let Some((at, end, hit)) = next {
-            any |= hit;
-            let inst = &body[at..end];
-            if hit != 0 && !self.settled_as_plain_call(inst, hit, interest) {
-                needs_rewrite |=
-                    self.scan_hit(inst, (f.start + at) * 4, hit, interest)? & TRIGGER != 0;
+        let mut any = hit;
+        if hit != 0 {
+            needs_rewrite |= self.settle(&body[..first], f.start * 4, hit, interest)?;
+        }
+        // The words of interest after the OpFunction, then the
+        // instruction of each, found by walking the headers up to it.
+        let ops = &body[first..];
+        hits.clear();
+        interest.hits_into(ops, hits);
+        let (mut at, mut k) = (0, 0);
+        while let Some(&p) = hits.get(k) {
+            let p = p as usize;
+            // (`at <= p` holds: a count of 0, which the parse rules out,
+            // is stepped over as 1.)
+            let mut len = ((ops[at] >> 16) as usize).max(1);
+            while at + len <= p {
+                at += len;
+                len = ((ops[at] >> 16) as usize).max(1);
             }
-            next = interest.next_hit(body, end);
+            let end = at + len;
+            // (The class bits of its words of interest, how many there are
+            // and where the last is.)
+            let (mut hit, mut count, mut last) = (0, 0, 0);
+            while let Some(&q) = hits.get(k) {
+                let q = q as usize;
+                if q >= end {
+                    break;
+                }
+                if q != at {
+                    hit |= interest.class(ops[q]);
+                    (count, last) = (count + 1, q - at);
+                }
+                k += 1;
+            }
+            let Some(inst) = ops.get(at..end) else {
+                break;
+            };
+            if hit != 0 {
+                any |= hit;
+                if !(count == 1 && hit == FUNCTION && self.settled_by_its_place(inst, last)) {
+                    let offset = (f.start + first + at) * 4;
+                    needs_rewrite |= self.settle(inst, offset, hit, interest)?;
+                }
+            }
+            at = end;
         }
         let mine = &mut self.tracked[tracked_start..];
         if mine.len() > 1 {
@@ -352,6 +383,39 @@ impl Scan {
             has_tracked_word: any & TRACKED != 0,
         });
         Ok(())
+    }
+
+    /// Records what `inst`, an instruction at byte offset `at` whose
+    /// operand words' class bits are `hit` (not 0), says; true when it
+    /// reads a rewrite trigger.
+    #[inline(always)]
+    fn settle(&mut self, inst: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<bool> {
+        if self.settled_as_plain_call(inst, hit, interest) {
+            return Ok(false);
+        }
+        Ok(self.scan_hit(inst, at, hit, interest)? & TRIGGER != 0)
+    }
+
+    /// Settles `inst` when its one word of interest, a function id, is at
+    /// `pos` where [`Scan::settle`] would find nothing to look up: a
+    /// call's callee (recorded), or the `Aligned` literal of a load or
+    /// store (the most frequent hits of all in a module with a function
+    /// whose id is 4). False when [`Scan::settle`] must look.
+    #[inline(always)]
+    fn settled_by_its_place(&mut self, inst: &[u32], pos: usize) -> bool {
+        // (`Aligned` alone, then its literal, last.)
+        let aligned_last = |mask_at: usize| {
+            pos == mask_at + 1 && inst.len() == mask_at + 2 && inst[mask_at] == ALIGNED_ONLY
+        };
+        match (inst[0] & 0xffff) as u16 {
+            op::FunctionCall if pos == 3 => {
+                self.callees.push(inst[3]);
+                true
+            }
+            OP_LOAD => aligned_last(4),
+            OP_STORE => aligned_last(3),
+            _ => false,
+        }
     }
 
     /// Settles the hit `inst` (operand words' class bits `hit`) when it is
@@ -432,6 +496,9 @@ impl Scan {
         Ok(hit)
     }
 }
+
+/// A memory-access mask of `Aligned` alone.
+const ALIGNED_ONLY: u32 = spirv::MemoryAccess::ALIGNED.bits();
 
 /// `OpLoad`.
 const OP_LOAD: u16 = spirv::Op::Load as u16;

@@ -11,9 +11,11 @@
 //! instructions. (Counted instructions flatter a gather, one instruction
 //! for eight loads: in time, the analysis of the 10 MB module,
 //! `Prepared::new`, took about 8% less, and at 100 MB, where the scan waits
-//! on memory, no less.) Without AVX2, or
-//! with a table too large for a gather's 32-bit offsets, the words are
-//! looked up one by one.
+//! on memory, no less.) Without AVX2, or with a table too large for a
+//! gather's 32-bit offsets, the words are looked up one by one: on a host
+//! without AVX2 that costs about 4% more instructions than the
+//! instruction walk it replaced (10 MB module 148.0 against 141.7 M, 40 KB
+//! module 1,273 against 1,222 k a call).
 
 /// Appends to `out` the index of every word of `words` whose class in
 /// `table` is not 0, in order. `table` holds each id's class, and ends in

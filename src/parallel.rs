@@ -131,18 +131,18 @@ pub(crate) fn pieces(module_words: usize, items: usize) -> usize {
     }
 }
 
-/// Panics unless a pass made in one piece (`whole`) and in several
-/// (`pieces`) came to the same result or the same error: the fuzz builds'
-/// check of a pass split into pieces, named `what`.
-pub(crate) fn assert_pieces_agree<T: PartialEq + std::fmt::Debug>(
-    whole: &crate::error::Result<T>,
-    pieces: &crate::error::Result<T>,
+/// Panics unless two ways of making a pass (in one piece and in several,
+/// say) came to the same result or the same error: the fuzz builds' check
+/// of a pass made two ways, named `what` ("the scan in pieces").
+pub(crate) fn assert_agree<T: PartialEq + std::fmt::Debug>(
+    one: &crate::error::Result<T>,
+    other: &crate::error::Result<T>,
     what: &str,
 ) {
-    match (whole, pieces) {
-        (Ok(a), Ok(b)) => assert!(a == b, "{what} in pieces differs"),
-        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what} in pieces"),
-        _ => panic!("{what} in pieces differs: {whole:?} against {pieces:?}"),
+    match (one, other) {
+        (Ok(a), Ok(b)) => assert!(a == b, "{what} differs"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
+        _ => panic!("{what} differs: {one:?} against {other:?}"),
     }
 }
 

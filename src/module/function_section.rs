@@ -32,7 +32,7 @@ pub(super) fn parse_functions(words: &[u32], from: usize) -> Result<Vec<Function
     // check that both ways agree.)
     if cfg!(fuzzing) {
         let other = functions_in_pieces(words, from, 3);
-        parallel::assert_pieces_agree(&functions, &other, "the parse");
+        parallel::assert_agree(&functions, &other, "the parse in pieces");
     }
     functions
 }

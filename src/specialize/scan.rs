@@ -30,7 +30,16 @@ const FUNCTION: u8 = 2;
 const TRACKED: u8 = 4;
 
 /// The ids a scan looks for: each id's class bits, one lookup per word.
+#[derive(Clone)]
 pub(super) struct Interest {
+    /// True when a body's words are looked up all at once
+    /// ([`word_hits`]): the host can, and no id of interest reaches 65,536,
+    /// so that no header (`len << 16 | opcode`) can equal one. Otherwise
+    /// the scan walks instruction by instruction, looking up only the
+    /// operand words (in a module numbering its functions first and
+    /// holding more than 65,536 of them, nearly every header would equal
+    /// a function id).
+    by_words: bool,
     /// Class of every id up to the largest member, when that is not much
     /// larger than the module (a hostile bound must not make us allocate
     /// gigabytes).
@@ -64,6 +73,7 @@ impl Interest {
                 dense[x as usize] |= c;
             }
             Interest {
+                by_words: max < 1 << 16 && word_hits::available(dense.len()),
                 dense,
                 sparse: Vec::new(),
             }
@@ -78,6 +88,7 @@ impl Interest {
                 same
             });
             Interest {
+                by_words: false,
                 dense: Vec::new(),
                 sparse,
             }
@@ -122,15 +133,26 @@ impl Interest {
         }
     }
 
-    /// Appends to `out` the index of every word of `words` whose class is
-    /// not 0, in order, headers included ([`word_hits`]).
-    #[inline]
-    fn hits_into(&self, words: &[u32], out: &mut Vec<u32>) {
-        if self.sparse.is_empty() {
-            word_hits::find(&self.dense, words, out);
-        } else {
-            out.extend((0..words.len() as u32).filter(|&k| self.class(words[k as usize]) != 0));
+    /// The next instruction of `body` (whole instructions whose word
+    /// counts the parse checked), from the one at `from` on, with an
+    /// operand word of interest: its start, its end and the class bits of
+    /// its operand words. The headers are passed over: a header can equal
+    /// an id of interest (`len << 16 | opcode` is below the bound of any
+    /// module over 65,536 ids), and in a large module most would.
+    #[inline(always)]
+    fn next_hit(&self, body: &[u32], from: usize) -> Option<(usize, usize, u8)> {
+        let mut rest = body.get(from..)?;
+        while let Some((&header, operands)) = rest.split_first() {
+            // (The parse checked every word count: nonzero and in range.)
+            let operands = operands.get(..((header >> 16) as usize).wrapping_sub(1))?;
+            let hit = self.any_short(operands);
+            if hit != 0 {
+                let at = body.len() - rest.len();
+                return Some((at, at + 1 + operands.len(), hit));
+            }
+            rest = &rest[1 + operands.len()..];
         }
+        None
     }
 }
 
@@ -195,7 +217,20 @@ impl Scan {
         // (Fuzz builds scan the small modules they make in pieces too,
         // and check that both ways agree.)
         if cfg!(fuzzing) && pieces == 1 {
-            parallel::assert_pieces_agree(&scan, &Scan::in_pieces(m, interest, 3), "the scan");
+            parallel::assert_agree(
+                &scan,
+                &Scan::in_pieces(m, interest, 3),
+                "the scan in pieces",
+            );
+        }
+        // (And with every body walked instruction by instruction.)
+        if cfg!(fuzzing) && interest.by_words {
+            let walk = Interest {
+                by_words: false,
+                ..interest.clone()
+            };
+            let walked = Scan::in_pieces(m, &walk, pieces);
+            parallel::assert_agree(&scan, &walked, "the scan by words");
         }
         scan
     }
@@ -298,12 +333,8 @@ impl Scan {
         let w = m.words;
         let mut needs_rewrite = false;
         let tracked_start = self.tracked.len();
-        // One class look-up a word, then only the instructions holding a
-        // word of interest are found (the parse checked every word count:
-        // nonzero and in range) and looked at; a header that equals an id
-        // of interest (`len << 16 | opcode` does in any module over 65,536
-        // ids) is passed over. A call is found by its callee, a function id
-        // (a call of anything else cannot change which functions live).
+        // A call is found by its callee, a function id (a call of anything
+        // else cannot change which functions live).
         let body = &w[f.start..f.end];
         // The OpFunction first, looked at directly: its own id, always of
         // interest, would cost a search, and when it is the only word of
@@ -321,48 +352,15 @@ impl Scan {
         if hit != 0 {
             needs_rewrite |= self.settle(&body[..first], f.start * 4, hit, interest)?;
         }
-        // The words of interest after the OpFunction, then the
-        // instruction of each, found by walking the headers up to it.
-        let ops = &body[first..];
-        hits.clear();
-        interest.hits_into(ops, hits);
-        let (mut at, mut k) = (0, 0);
-        while let Some(&p) = hits.get(k) {
-            let p = p as usize;
-            // (`at <= p` holds: a count of 0, which the parse rules out,
-            // is stepped over as 1.)
-            let mut len = ((ops[at] >> 16) as usize).max(1);
-            while at + len <= p {
-                at += len;
-                len = ((ops[at] >> 16) as usize).max(1);
-            }
-            let end = at + len;
-            // (The class bits of its words of interest, how many there are
-            // and where the last is.)
-            let (mut hit, mut count, mut last) = (0, 0, 0);
-            while let Some(&q) = hits.get(k) {
-                let q = q as usize;
-                if q >= end {
-                    break;
-                }
-                if q != at {
-                    hit |= interest.class(ops[q]);
-                    (count, last) = (count + 1, q - at);
-                }
-                k += 1;
-            }
-            let Some(inst) = ops.get(at..end) else {
-                break;
-            };
-            if hit != 0 {
-                any |= hit;
-                if !(count == 1 && hit == FUNCTION && self.settled_by_its_place(inst, last)) {
-                    let offset = (f.start + first + at) * 4;
-                    needs_rewrite |= self.settle(inst, offset, hit, interest)?;
-                }
-            }
-            at = end;
-        }
+        // Then the rest, at its byte offset.
+        let (ops, offset) = (&body[first..], (f.start + first) * 4);
+        let (hits, rewrite) = if interest.by_words && ops.len() >= 16 {
+            self.scan_by_words(ops, offset, interest, hits)?
+        } else {
+            self.scan_by_instructions(ops, offset, interest)?
+        };
+        any |= hits;
+        needs_rewrite |= rewrite;
         let mine = &mut self.tracked[tracked_start..];
         if mine.len() > 1 {
             mine.sort_unstable();
@@ -383,6 +381,77 @@ impl Scan {
             has_tracked_word: any & TRACKED != 0,
         });
         Ok(())
+    }
+
+    /// Scans `ops`, whole instructions at byte offset `offset` (the parse
+    /// checked every word count: nonzero and in range), all their words
+    /// looked up at once ([`word_hits`]; no header can equal an id of
+    /// interest), then only the instructions holding a word of interest
+    /// found, by walking the headers up to each, and looked at. Returns
+    /// the class bits of their operand words and whether one reads a
+    /// rewrite trigger. `hits` is scratch.
+    fn scan_by_words(
+        &mut self,
+        ops: &[u32],
+        offset: usize,
+        interest: &Interest,
+        hits: &mut Vec<u32>,
+    ) -> Result<(u8, bool)> {
+        let (mut any, mut needs_rewrite) = (0, false);
+        hits.clear();
+        word_hits::find(&interest.dense, ops, hits);
+        let (mut at, mut k) = (0, 0);
+        while let Some(&p) = hits.get(k) {
+            let p = p as usize;
+            // (`at <= p` holds: a count of 0, which the parse rules out,
+            // is stepped over as 1.)
+            let mut len = ((ops[at] >> 16) as usize).max(1);
+            while at + len <= p {
+                at += len;
+                len = ((ops[at] >> 16) as usize).max(1);
+            }
+            let end = at + len;
+            // (The class bits of its words of interest, how many there are
+            // and where the last is.)
+            let (mut hit, mut count, mut last) = (0, 0, 0);
+            while let Some(&q) = hits.get(k) {
+                let q = q as usize;
+                if q >= end {
+                    break;
+                }
+                hit |= interest.class(ops[q]);
+                (count, last) = (count + 1, q - at);
+                k += 1;
+            }
+            let Some(inst) = ops.get(at..end) else {
+                break;
+            };
+            any |= hit;
+            if !(count == 1 && hit == FUNCTION && self.settled_by_its_place(inst, last)) {
+                needs_rewrite |= self.settle(inst, offset + at * 4, hit, interest)?;
+            }
+            at = end;
+        }
+        Ok((any, needs_rewrite))
+    }
+
+    /// [`Scan::scan_by_words`] instruction by instruction, looking up the
+    /// operand words only.
+    #[inline(always)]
+    fn scan_by_instructions(
+        &mut self,
+        ops: &[u32],
+        offset: usize,
+        interest: &Interest,
+    ) -> Result<(u8, bool)> {
+        let (mut any, mut needs_rewrite) = (0, false);
+        let mut next = interest.next_hit(ops, 0);
+        while let Some((at, end, hit)) = next {
+            any |= hit;
+            needs_rewrite |= self.settle(&ops[at..end], offset + at * 4, hit, interest)?;
+            next = interest.next_hit(ops, end);
+        }
+        Ok((any, needs_rewrite))
     }
 
     /// Records what `inst`, an instruction at byte offset `at` whose
@@ -423,7 +492,7 @@ impl Scan {
     /// the callee is recorded, as [`Scan::scan_hit`] would, without its
     /// look-ups (calls are among the most frequent hits). False when
     /// [`Scan::scan_hit`] must look.
-    #[inline]
+    #[inline(always)]
     fn settled_as_plain_call(&mut self, inst: &[u32], hit: u8, interest: &Interest) -> bool {
         let plain = hit == FUNCTION
             && inst[0] & 0xffff == u32::from(op::FunctionCall)
@@ -439,6 +508,7 @@ impl Scan {
     /// callee if it is a call, and, decoded precisely, the functions it
     /// references and the tracked table ids it reads. `hit` is the class bits
     /// of its words after the first; returns them.
+    #[inline(always)]
     fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;
         let callee_pos = (opcode == op::FunctionCall && words.len() >= 4).then_some(3);
@@ -808,5 +878,77 @@ mod tests {
             );
             assert!((0..3).all(|k| s.callees(k).is_empty()));
         }
+    }
+
+    /// Both ways of scanning a body, every word looked up at once or
+    /// instruction by instruction, give the same facts: on generated
+    /// modules, and on long bodies whose words of interest sit at every
+    /// place (a call's callee and arguments, a function id stored, loaded
+    /// from or stored to, the
+    /// `Aligned` literal of loads and stores with other masks, a trigger
+    /// read, a tracked id) and at every distance from a 16-word boundary.
+    #[test]
+    fn by_words_and_by_instructions_agree() {
+        use crate::module::{MAGIC, header_word};
+        let both = |m: &Module<'_>, interest: &Interest| {
+            let walk = Interest {
+                by_words: false,
+                ..interest.clone()
+            };
+            let (a, b) = (
+                Scan::in_pieces(m, interest, 1),
+                Scan::in_pieces(m, &walk, 1),
+            );
+            assert_eq!(a.unwrap(), b.unwrap());
+        };
+        for (bytes, every, calls) in [(40_000, 1, true), (300_000, 10, true), (300_000, 10, false)]
+        {
+            let words: Vec<u32> = bytemuck::pod_collect_to_vec(&crate::generator::generate_bytes(
+                bytes, every, calls,
+            ));
+            let m = Module::parse(&words).unwrap();
+            let g = crate::globals::Globals::scan_with_reads(&m).unwrap().0;
+            let triggers = IdSet::new(g.spec_ids.iter().map(|d| d.target), words.len());
+            let tracked = IdSet::new(g.bool_type, words.len());
+            let functions: Vec<u32> = m.functions.iter().map(|f| f.id).collect();
+            let interest = Interest::new(&triggers, &functions, &tracked, words.len());
+            assert_eq!(
+                interest.by_words,
+                word_hits::available(interest.dense.len())
+            );
+            both(&m, &interest);
+        }
+        let (f, trigger, tracked) = (4, 6, 7);
+        let mut w = vec![MAGIC, 0x0001_0000, 0, 1000, 0];
+        for pad in 0..20u32 {
+            w.extend([header_word(5, op::Function), 1, 100 + pad, 0, 2]);
+            w.extend([header_word(2, op::Label), 300 + pad]);
+            for k in 0..pad {
+                w.extend([header_word(4, spirv::Op::IAdd as u16), 1, 400 + k, 2]);
+            }
+            w.extend([header_word(6, OP_LOAD), 1, 11, 12, 2, f]);
+            w.extend([header_word(6, OP_LOAD), 1, 11, 12, 3, f]);
+            w.extend([header_word(6, OP_LOAD), 1, 11, 12, 2, trigger]);
+            w.extend([header_word(5, OP_STORE), 12, 11, 2, f]);
+            w.extend([header_word(5, OP_STORE), 12, f, 2, 8]);
+            w.extend([header_word(4, op::FunctionCall), 1, 13, f]);
+            w.extend([header_word(5, op::FunctionCall), 1, 13, 100, f]);
+            w.extend([header_word(5, op::FunctionCall), 1, 13, 9, f]);
+            w.extend([header_word(6, OP_LOAD), 1, 11, f, 2, 12]);
+            w.extend([header_word(5, OP_STORE), f, 11, 2, 16]);
+            w.extend([header_word(4, OP_LOAD), 1, 14, tracked]);
+            w.extend([header_word(4, OP_LOAD), 1, 15, trigger]);
+            let ret = header_word(1, spirv::Op::Return as u16);
+            w.extend([ret, header_word(1, op::FunctionEnd)]);
+        }
+        let m = Module::parse(&w).unwrap();
+        let functions: Vec<u32> = (0..20).map(|k| 100 + k).chain([f]).collect();
+        let interest = Interest::new(
+            &IdSet::new([trigger], 0),
+            &functions,
+            &IdSet::new([tracked], 0),
+            w.len(),
+        );
+        both(&m, &interest);
     }
 }

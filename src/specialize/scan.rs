@@ -3,13 +3,14 @@
 //! For each function it records whether it reads a predicate (then it must be
 //! rewritten), which functions it calls, which functions it references other
 //! than by calling them (function pointers: those stay), and which of the
-//! predicate table's constants and types it mentions. Each word costs one
-//! table look-up (its class: rewrite trigger, function, tracked table id
-//! or none; [`word_hits`] finds the words whose class is not 0); then the
-//! headers are walked up to each word found (a header can equal an id of
-//! interest: it is passed over), and only an instruction with a function
-//! or tracked word among the ids it reads is decoded, so an untouched
-//! function costs one linear scan.
+//! predicate table's constants and types it mentions. Each operand word
+//! costs one table look-up (its class: rewrite trigger, function, tracked
+//! table id or none), instruction by instruction; or, where no header can
+//! equal an id of interest and the host has AVX2, every word of a body is
+//! looked up at once ([`word_hits`]) and the headers are walked only up to
+//! each word found. Only an instruction with a function or tracked word
+//! among the ids it reads is decoded, so an untouched function costs one
+//! linear scan.
 //! The facts of all functions live in a few shared vectors (a module may
 //! hold 200,000 functions). From 8 MB up, the functions are scanned in
 //! consecutive pieces on all cores and the pieces' lists joined in order.

@@ -1,21 +1,21 @@
 //! The words of interest in a function's body, sixteen at a time.
 //!
 //! The scan ([`super::scan`]) classes every operand word of every function
-//! with one look-up in a byte table indexed by id. Walking a body
-//! instruction by instruction to pass over the headers cost more than the
-//! look-ups themselves (about 13 instructions a word on the 10 MB
-//! benchmark module); so every word is looked up, headers included, and
-//! the scan then walks the headers only up to each word found, passing over
-//! a header that equals an id of interest. With AVX2, detected at run time,
-//! each look-up is one lane of a gather: sixteen words take about 25
-//! instructions. (Counted instructions flatter a gather, one instruction
-//! for eight loads: in time, the analysis of the 10 MB module,
-//! `Prepared::new`, took about 8% less, and at 100 MB, where the scan waits
-//! on memory, no less.) Without AVX2, or with a table too large for a
-//! gather's 32-bit offsets, the words are looked up one by one: on a host
-//! without AVX2 that costs about 4% more instructions than the
-//! instruction walk it replaced (10 MB module 148.0 against 141.7 M, 40 KB
-//! module 1,273 against 1,222 k a call).
+//! with one look-up in a byte table indexed by id, walking a body
+//! instruction by instruction to pass over the headers: about 13
+//! instructions a word of the 10 MB benchmark module, of which the
+//! look-ups are the lesser part. Where no header can equal an id of interest (every
+//! such id below 65,536; a header is `len << 16 | opcode`) and the host
+//! has AVX2 (detected at run time), every word of a body is looked up
+//! instead, as one lane of a gather, sixteen words in about 25
+//! instructions, and the scan walks the headers only up to each word
+//! found. (Counted instructions flatter a gather, one instruction for
+//! eight loads: in time, the analysis of the 10 MB module,
+//! `Prepared::new`, took about 8% less.) Elsewhere the scan walks
+//! instruction by instruction, as before: looking up the words one by one
+//! would cost more (4% more instructions on the 10 MB module), and in a
+//! module that numbers more than 65,536 functions first nearly every
+//! header would equal a function id.
 
 /// True when [`find`] can look up words in a table of `table_len` bytes:
 /// the host has AVX2 (x86-64 only) and the table fits a gather's 31-bit

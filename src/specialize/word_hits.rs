@@ -11,7 +11,7 @@
 //! instructions, and the scan walks the headers only up to each word
 //! found. (Counted instructions flatter a gather, one instruction for
 //! eight loads: in time, the analysis of the 10 MB module,
-//! `Prepared::new`, took about 8% less.) Elsewhere the scan walks
+//! `Prepared::new` on one core, took about 6% less.) Elsewhere the scan walks
 //! instruction by instruction, as before: looking up the words one by one
 //! would cost more (4% more instructions on the 10 MB module), and in a
 //! module that numbers more than 65,536 functions first nearly every

@@ -885,9 +885,9 @@ mod tests {
     /// instruction by instruction, give the same facts: on generated
     /// modules, and on long bodies whose words of interest sit at every
     /// place (a call's callee and arguments, a function id stored, loaded
-    /// from or stored to, the
-    /// `Aligned` literal of loads and stores with other masks, a trigger
-    /// read, a tracked id) and at every distance from a 16-word boundary.
+    /// from or stored to, the `Aligned` literal of loads and stores with
+    /// other masks, a trigger read, a tracked id) and at every distance
+    /// from a 16-word boundary.
     #[test]
     fn by_words_and_by_instructions_agree() {
         use crate::module::{MAGIC, header_word};

@@ -349,7 +349,7 @@ fn header_walk(
 /// may replace, a logic result.
 #[inline(always)]
 fn foreign(ctx: &Context<'_>, ids: &LocalMap, bound: u32, x: u32) -> bool {
-    x == 0 || x >= bound || ctx.may_replace(x) || ids.get(&x).is_some_and(|&v| v & 3 == LOGIC)
+    !in_range(x, bound) || ctx.may_replace(x) || ids.get(&x).is_some_and(|&v| v & 3 == LOGIC)
 }
 
 /// Reads the instructions in `words[at..end_at]` (`end_at`: the
@@ -598,7 +598,7 @@ fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMa
         return None;
     };
     let stays = |x: u32| {
-        x != 0 && x < bound && !ctx.may_replace(x) && ids.get(&x).is_none_or(|&v| v & 3 < LOGIC)
+        in_range(x, bound) && !ctx.may_replace(x) && ids.get(&x).is_none_or(|&v| v & 3 < LOGIC)
     };
     (stays(ty) && stays(id) && stays(fn_ty) && ids.get(&id).is_none()).then_some(())
 }

@@ -81,14 +81,13 @@ impl<'p, 'w> Ahead<'p, 'w> {
         split: Split,
     ) -> Option<Self> {
         let size = |k: usize| m.functions[k].end - m.functions[k].start;
-        let to_rewrite = || (0..m.functions.len()).filter(|&k| a.scan.needs_rewrite(k));
+        let todo = a.scan.to_rewrite();
         // (Nothing allocated when it does not pay: a small module, or one
         // core.)
-        if to_rewrite().map(size).sum::<usize>() < split.min_words || workers(2) < 2 {
+        let words = todo.iter().map(|&k| size(k as usize)).sum::<usize>();
+        if words < split.min_words || workers(2) < 2 {
             return None;
         }
-        // (Function indices fit in 32 bits, as word indices do.)
-        let todo: Vec<u32> = to_rewrite().map(|k| k as u32).collect();
         let mut jobs = vec![0];
         let mut words = 0;
         for (i, &k) in todo.iter().enumerate() {
@@ -99,7 +98,12 @@ impl<'p, 'w> Ahead<'p, 'w> {
             words += size(k as usize);
         }
         jobs.push(todo.len());
-        (jobs.len() > 2).then_some(Ahead { m, g, todo, jobs })
+        (jobs.len() > 2).then(|| Ahead {
+            m,
+            g,
+            todo: todo.to_vec(),
+            jobs,
+        })
     }
 
     /// Runs `body` while the rewrites under `ctx` are computed ahead;

@@ -39,6 +39,9 @@ pub(super) struct Analysis {
     pub(super) scan: scan::Scan,
     /// Index into `function_ids` of each function id.
     fact_of: IdIndex,
+    /// True when no function id is defined twice: then a function's place
+    /// ([`Analysis::place`]) is its index in the module.
+    ids_unique: bool,
     /// Roots of the call graph (`sweep::liveness_roots`).
     pub(super) roots: Vec<u32>,
 }
@@ -108,6 +111,8 @@ impl Analysis {
         );
         let scan = scan::Scan::new(m, &interest)?;
         let fact_of = IdIndex::new(&function_ids, n);
+        let ids_unique =
+            (function_ids.iter().enumerate()).all(|(k, &id)| fact_of.get(id) == Some(k));
         let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
         let entry_or_exported = g.entry_functions.iter().copied().chain(
             g.exported
@@ -125,6 +130,7 @@ impl Analysis {
         Ok(Analysis {
             table,
             fact_of,
+            ids_unique,
             roots,
             function_ids,
             closure,
@@ -155,9 +161,9 @@ impl Analysis {
     }
 
     /// The ids of `closure` that kept functions mention, for
-    /// `sweep::removable_table_ids`. `kept` gives the place in
-    /// `m.functions` of each function that stays, with, when it was
-    /// rewritten, its new words' mentions of `tracked_table_ids`
+    /// `sweep::removable_table_ids`. `kept(k)` tells whether the `k`th
+    /// function of `m` stays; `rewritten(k)`, when it was rewritten, its
+    /// new words' mentions of `tracked_table_ids`
     /// (`scan::tracked_mentions_in`); `words_of(k, out)` appends the words
     /// of function `k` as they are written (new or kept). Only mentions of
     /// `tracked_table_ids` can decide anything, unless a pin went: when
@@ -166,25 +172,53 @@ impl Analysis {
     /// mentions of the whole closure are gathered from the words instead,
     /// so the sweep decides as it would with every closure id tracked.
     pub(super) fn kept_mentions<'r>(
-        &self,
+        &'r self,
         m: &Module<'_>,
         removed: &IdBits,
-        kept: impl Iterator<Item = (usize, Option<&'r [u32]>)>,
+        kept: &dyn Fn(usize) -> bool,
+        rewritten: &dyn Fn(usize) -> Option<&'r [u32]>,
         words_of: &dyn Fn(usize, &mut Vec<u32>),
     ) -> IdBits {
         let mut out = IdBits::new(m.bound(), m.words.len());
+        let all_functions = 0..m.functions.len();
         if !self.pins.iter().any(|&p| removed.contains(p)) {
-            for (k, rewritten) in kept {
-                match rewritten {
-                    Some(tracked) => out.extend(tracked.iter().copied()),
-                    None => out.extend(self.scan.tracked_mentions(k).iter().copied()),
+            let mentions = |k: usize| match kept(k) {
+                true => rewritten(k).unwrap_or_else(|| self.scan.tracked_mentions(k)),
+                false => &[],
+            };
+            if !self.ids_unique {
+                for k in all_functions {
+                    out.extend(mentions(k).iter().copied());
                 }
+                return out;
+            }
+            // Only a function rewritten (each id its own) or one whose
+            // input mentions a tracked id can have any.
+            let (rewritten, with_tracked) =
+                (self.scan.to_rewrite(), self.scan.with_tracked_mentions());
+            let some = rewritten.iter().chain(with_tracked).map(|&k| k as usize);
+            // (Test and fuzz builds check that those are all.)
+            if cfg!(any(debug_assertions, fuzzing)) {
+                let sorted = |functions: &mut dyn Iterator<Item = usize>| {
+                    let mut ids: Vec<u32> = functions.flat_map(mentions).copied().collect();
+                    ids.sort_unstable();
+                    ids.dedup();
+                    ids
+                };
+                let (of_some, of_all) = (
+                    sorted(&mut some.clone()),
+                    sorted(&mut all_functions.clone()),
+                );
+                assert_eq!(of_some, of_all, "the mentions of the kept functions");
+            }
+            for k in some {
+                out.extend(mentions(k).iter().copied());
             }
             return out;
         }
         let all = IdSet::new(self.closure.iter().copied(), m.words.len());
         let mut words = Vec::new();
-        for (k, _) in kept {
+        for k in all_functions.filter(|&k| kept(k)) {
             words.clear();
             words_of(k, &mut words);
             let ids = scan::tracked_mentions_in(&words, &all, true).unwrap_or_default();

@@ -45,11 +45,14 @@ struct FunctionRewrites {
 /// The rewrites a batch keeps for one group ([`RewriteSource`]).
 struct GroupRewrites<'b> {
     /// The functions rewritten, by index in the module, in order.
-    predicated: &'b [usize],
+    predicated: &'b [u32],
     /// Their rewrites for all groups, in the same order.
     by_function: &'b [Option<FunctionRewrites>],
     /// The group.
     group: usize,
+    /// Where in `predicated` the next function asked for is (they are
+    /// asked for in module order).
+    next: usize,
 }
 
 impl RewriteSource for GroupRewrites<'_> {
@@ -60,7 +63,11 @@ impl RewriteSource for GroupRewrites<'_> {
         _: &Context<'_>,
         _: &str,
     ) -> Result<Cow<'_, Rewritten>> {
-        let row = self.predicated.binary_search(&k).ok();
+        let row = match self.predicated.get(self.next) {
+            Some(&p) if p as usize == k => Some(self.next),
+            _ => self.predicated.binary_search(&(k as u32)).ok(),
+        };
+        self.next = row.map_or(self.next, |r| r + 1);
         (row.and_then(|r| self.by_function[r].as_ref()))
             .and_then(|rewrites| rewrites.of(self.group))
             .unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
@@ -159,9 +166,7 @@ fn group_outputs(
         .iter()
         .map(|b| b.as_ref().ok().map(|(c, _)| c))
         .collect();
-    let predicated: Vec<usize> = (0..prepared.m.functions.len())
-        .filter(|&k| a.scan.needs_rewrite(k))
-        .collect();
+    let predicated = a.scan.to_rewrite();
     // The report's names of the rewritten functions, one list for all.
     let names = prepared.rewritten_names(a);
     // Phase 1, by function: decode once, rewrite once per distinct view.
@@ -174,7 +179,7 @@ fn group_outputs(
         |scratch, i| {
             rewrite_for_all(
                 prepared,
-                predicated[i],
+                predicated[i] as usize,
                 &names[i],
                 &contexts,
                 varying,
@@ -202,9 +207,10 @@ fn group_outputs(
                 &mut constants,
                 &mut report,
                 &mut GroupRewrites {
-                    predicated: &predicated,
+                    predicated,
                     by_function: &by_function,
                     group: i,
+                    next: 0,
                 },
             )?;
             ctx.constants = constants;

@@ -224,22 +224,22 @@ impl<'w> Prepared<'w> {
         report: &mut Report,
         source: &mut dyn RewriteSource,
     ) -> Result<Rewrites> {
-        let to_rewrite = || {
-            self.m
-                .functions
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| a.scan.needs_rewrite(k))
-                .map(|(_, f)| f)
-        };
+        let to_rewrite = a.scan.to_rewrite();
+        if names.len() != to_rewrite.len() {
+            return Err(internal("internal error: a function name is missing"));
+        }
         let mut rewrites = Rewrites {
             pieces: {
                 let (module_scope, rewritten) = self.own_words_bound(a);
                 Pieces::with_capacity(module_scope + rewritten, rewritten)
             },
-            done: Vec::with_capacity(to_rewrite().count()),
+            done: Vec::with_capacity(to_rewrite.len()),
             // Rewrites only drop calls.
-            ids: Vec::with_capacity(to_rewrite().map(|f| a.callees(f.id).len()).sum()),
+            ids: Vec::with_capacity(
+                (to_rewrite.iter())
+                    .map(|&k| a.scan.callees(k as usize).len())
+                    .sum(),
+            ),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
             bad: Vec::new(),
@@ -247,14 +247,8 @@ impl<'w> Prepared<'w> {
         // One rewrite's own words with their constants, and scratch for
         // the scan of its words.
         let (mut own, mut words) = (Vec::new(), Vec::new());
-        let mut names_in_order = names.iter();
-        for (k, f) in self.m.functions.iter().enumerate() {
-            if !a.scan.needs_rewrite(k) {
-                continue;
-            }
-            let name = names_in_order
-                .next()
-                .ok_or_else(|| internal("internal error: a function name is missing"))?;
+        for (&k, name) in to_rewrite.iter().zip(names.iter()) {
+            let (k, f) = (k as usize, &self.m.functions[k as usize]);
             let r = source.rewrite(k, f, ctx, name)?;
             // Constants are chosen on first need, in module order (most
             // rewrites have none: their own words are kept as they are).
@@ -285,18 +279,10 @@ impl<'w> Prepared<'w> {
         let m = &self.m;
         // (Reserved: a list grown by doubling leaves its old copies' pages
         // behind, about 0.8 MB at 100 MB.)
-        let mut names = Vec::with_capacity(
-            (0..m.functions.len())
-                .filter(|&k| a.scan.needs_rewrite(k))
-                .count(),
-        );
-        names.extend(
-            m.functions
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| a.scan.needs_rewrite(k))
-                .map(|(_, f)| self.g.function_name(f.id)),
-        );
+        let to_rewrite = a.scan.to_rewrite();
+        let mut names = Vec::with_capacity(to_rewrite.len());
+        names
+            .extend((to_rewrite.iter()).map(|&k| self.g.function_name(m.functions[k as usize].id)));
         Arc::new(names)
     }
 
@@ -309,12 +295,9 @@ impl<'w> Prepared<'w> {
     fn own_words_bound(&self, a: &Analysis) -> (usize, usize) {
         let m = &self.m;
         let module_scope = m.functions.first().map_or(self.words.len(), |f| f.start);
-        let rewritten: usize = m
-            .functions
-            .iter()
-            .enumerate()
-            .filter(|&(k, _)| a.scan.needs_rewrite(k))
-            .map(|(_, f)| f.end - f.start)
+        let rewritten: usize = (a.scan.to_rewrite().iter())
+            .map(|&k| &m.functions[k as usize])
+            .map(|f| f.end - f.start)
             .sum();
         (module_scope, rewritten)
     }
@@ -342,10 +325,8 @@ impl<'w> Prepared<'w> {
     /// batch walks it once and each group goes on from it.
     pub(super) fn fixed_reach(&self, a: &Analysis) -> FixedReach {
         let mut rewritten = vec![false; a.function_ids.len()];
-        for (k, f) in self.m.functions.iter().enumerate() {
-            if a.scan.needs_rewrite(k)
-                && let Some(place) = a.place(f.id)
-            {
+        for &k in a.scan.to_rewrite() {
+            if let Some(place) = a.place(self.m.functions[k as usize].id) {
                 rewritten[place] = true;
             }
         }
@@ -439,15 +420,11 @@ impl<'w> Prepared<'w> {
                 removed_ids.insert(id);
             }
         }
-        let kept = m
-            .functions
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| !is_dead(f.id));
         let kept_mentions = a.kept_mentions(
             m,
             &removed_ids,
-            kept.map(|(k, f)| (k, rewrites.of(a, f.id).map(|d| rewrites.tracked(d)))),
+            &|k| !is_dead(m.functions[k].id),
+            &|k| (rewrites.of(a, m.functions[k].id)).map(|d| rewrites.tracked(d)),
             &|k, out| match rewrites.of(a, m.functions[k].id) {
                 Some(d) => rewrites
                     .pieces
@@ -744,9 +721,8 @@ mod tests {
         let (ctx, _) = p
             .resolve_values(a, resolve(&a.table, &target).unwrap())
             .unwrap();
-        let todo: Vec<_> = (p.m.functions.iter().enumerate())
-            .filter(|&(k, _)| a.scan.needs_rewrite(k))
-            .map(|(_, f)| f)
+        let todo: Vec<_> = (a.scan.to_rewrite().iter())
+            .map(|&k| &p.m.functions[k as usize])
             .collect();
         let quick = todo
             .iter()

@@ -187,8 +187,6 @@ struct FunctionFacts {
     callees_end: u32,
     /// End of its tracked table ids in [`Scan::tracked`].
     tracked_end: u32,
-    /// True when the function reads a predicate or a value folded from one.
-    needs_rewrite: bool,
     /// True when a word of the function after an instruction's first is in
     /// the tracked set (read as an id or not).
     has_tracked_word: bool,
@@ -198,6 +196,13 @@ struct FunctionFacts {
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Scan {
     facts: Vec<FunctionFacts>,
+    /// The functions that read a predicate or a value folded from one (and
+    /// so need a rewrite), by index in the module, in order. (Function
+    /// indices fit in 32 bits, as word indices do.)
+    to_rewrite: Vec<u32>,
+    /// The functions whose tracked table ids ([`Scan::tracked`]) are not
+    /// none, by index in the module, in order.
+    with_tracked: Vec<u32>,
     /// Callees of every `OpFunctionCall`, function after function.
     callees: Vec<u32>,
     /// Members of the tracked set each function reads as ids (or in words
@@ -263,6 +268,8 @@ impl Scan {
     fn with_room(functions: usize) -> Scan {
         Scan {
             facts: Vec::with_capacity(functions),
+            to_rewrite: Vec::new(),
+            with_tracked: Vec::new(),
             callees: Vec::new(),
             tracked: Vec::new(),
             fn_refs: Vec::new(),
@@ -288,6 +295,9 @@ impl Scan {
     /// Appends `next`, the scan of the functions that follow this scan's.
     fn append(&mut self, next: Scan) {
         let (callees, tracked) = (self.callees.len() as u32, self.tracked.len() as u32);
+        let functions = self.facts.len() as u32;
+        (self.to_rewrite).extend(next.to_rewrite.iter().map(|k| k + functions));
+        (self.with_tracked).extend(next.with_tracked.iter().map(|k| k + functions));
         self.facts.extend(next.facts.iter().map(|f| FunctionFacts {
             callees_end: f.callees_end + callees,
             tracked_end: f.tracked_end + tracked,
@@ -298,9 +308,10 @@ impl Scan {
         self.fn_refs.extend_from_slice(&next.fn_refs);
     }
 
-    /// True when the `k`th function reads a predicate.
-    pub(super) fn needs_rewrite(&self, k: usize) -> bool {
-        self.facts[k].needs_rewrite
+    /// The functions that need a rewrite (they read a predicate or a value
+    /// folded from one), by index in the module, in order.
+    pub(super) fn to_rewrite(&self) -> &[u32] {
+        &self.to_rewrite
     }
 
     /// False when no word of the `k`th function after an instruction's
@@ -315,6 +326,12 @@ impl Scan {
     pub(super) fn callees(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].callees_end);
         &self.callees[start as usize..self.facts[k].callees_end as usize]
+    }
+
+    /// The functions whose [`Scan::tracked_mentions`] are not none, by
+    /// index in the module, in order.
+    pub(super) fn with_tracked_mentions(&self) -> &[u32] {
+        &self.with_tracked
     }
 
     /// The tracked table ids the `k`th function reads, sorted.
@@ -375,10 +392,15 @@ impl Scan {
             self.tracked.truncate(tracked_start + kept);
         }
         // (Each list holds at most a word of the module per entry.)
+        if needs_rewrite {
+            self.to_rewrite.push(self.facts.len() as u32);
+        }
+        if self.tracked.len() > tracked_start {
+            self.with_tracked.push(self.facts.len() as u32);
+        }
         self.facts.push(FunctionFacts {
             callees_end: self.callees.len() as u32,
             tracked_end: self.tracked.len() as u32,
-            needs_rewrite,
             has_tracked_word: any & TRACKED != 0,
         });
         Ok(())
@@ -773,7 +795,9 @@ mod tests {
             let s = Scan::new(&m, &interest).unwrap();
             assert_eq!(s.callees(0), [f]);
             assert!(
-                s.fn_refs.is_empty() && !s.needs_rewrite(0) && s.tracked_mentions(0).is_empty()
+                s.fn_refs.is_empty()
+                    && s.to_rewrite().is_empty()
+                    && s.tracked_mentions(0).is_empty()
             );
         }
     }
@@ -816,7 +840,7 @@ mod tests {
         let whole = Scan::in_pieces(&m, &interest, 1).unwrap();
         assert_eq!(whole.facts.len(), functions.len());
         assert!(!whole.callees.is_empty() && !whole.tracked.is_empty());
-        assert!(!whole.fn_refs.is_empty() && whole.needs_rewrite(3));
+        assert!(!whole.fn_refs.is_empty() && whole.to_rewrite().contains(&3));
         for pieces in 2..=12 {
             assert_eq!(
                 Scan::in_pieces(&m, &interest, pieces).unwrap(),
@@ -873,10 +897,7 @@ mod tests {
             let interest = Interest::new(&triggers, &[f, g, trigger], &none, module_words);
             let s = Scan::new(&m, &interest).unwrap();
             assert_eq!(s.fn_refs, [g]);
-            assert_eq!(
-                (0..3).map(|k| s.needs_rewrite(k)).collect::<Vec<_>>(),
-                [false, false, true]
-            );
+            assert_eq!(s.to_rewrite(), [2]);
             assert!((0..3).all(|k| s.callees(k).is_empty()));
         }
     }

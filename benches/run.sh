@@ -6,10 +6,12 @@
 # - in-process time and MB/s: the divan benches (benches/specialize.rs),
 #   medians, with RSPV_BENCH_BIG=1 so the 100 MB modules are included;
 # - CLI time: the release `rspv-specialize --target gfx950` on the same
-#   bytes, median of 5 runs (hyperfine when installed, else a timing loop);
+#   bytes, median of 5 runs after one discarded warm-up run (hyperfine
+#   when installed, else a timing loop);
 # - spirv-opt: Debian's spirv-opt with the closest pipeline (set the spec
 #   constants to gfx950's values, freeze, fold, simplify, dead branches,
-#   dead functions, dead constants), median of 5 runs; a crash or failure is
+#   dead functions, dead constants), median of 5 runs after one warm-up
+#   run, as ours; a crash or failure is
 #   recorded instead of a time; 100 MB modules get one run, stopped after
 #   SPIRV_OPT_TIMEOUT seconds (default 120);
 # - peak RSS: `/usr/bin/time -v` (Maximum resident set size) of one run of
@@ -113,15 +115,20 @@ run_once() {
     fi
 }
 
-# Median wall time of $runs runs of a command, in seconds.
+# Median wall time of $runs runs of a command, in seconds, after one run
+# discarded: the first run of a command faults in its binary's pages and
+# libraries, which a machine running it again has (here the first of five
+# runs of the 2.7 ms CLI on 1 MB took 4.3 ms and moved their median by
+# 0.2 ms).
 median_s() {
     if command -v hyperfine >/dev/null; then
         local cmd
         cmd=$(printf '%q ' "$@")
-        hyperfine -N --runs "$runs" --style none --export-json "$tmp/hf.json" -- "$cmd" >/dev/null 2>&1
+        hyperfine -N --warmup 1 --runs "$runs" --style none --export-json "$tmp/hf.json" -- "$cmd" >/dev/null 2>&1
         python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/hf.json"
     else
         local i start end
+        "$@" >/dev/null 2>&1 || true
         for ((i = 0; i < runs; i++)); do
             start=$(date +%s%N)
             "$@" >/dev/null 2>&1
@@ -299,7 +306,7 @@ for label, key, bench in ROWS:
                              seq_cell, batch_cell]) + " |")
 print()
 print("Medians; in-process: divan (gfx950); CLI and spirv-opt: wall time of the "
-      f"release command, median of 5 runs; 100 MB spirv-opt: one run.")
+      f"release command, median of 5 runs after a warm-up run; 100 MB spirv-opt: one run.")
 print("100 MB modules: id bound above the spec's universal limit (4,194,303), "
       "so spirv-opt gets --max-id-bound; spirv-val is skipped there (over 15 min).")
 tables = medians.get("phases/load_tables")

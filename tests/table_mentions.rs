@@ -172,3 +172,73 @@ fn a_table_type_stays_when_what_held_it_goes_with_a_dead_function() {
         );
     }
 }
+
+/// helper-one-arm with `%new = OpUndef %array` (the table's array type)
+/// before the `OpReturn` of `gfx950_path`, the helper no predicate reaches
+/// (it is not rewritten) that only gfx950 keeps; returns the module, the
+/// array type's id and its length constant's id.
+fn helper_mentioning_the_table_array() -> (Vec<u8>, u32, u32) {
+    let input = std::fs::read(common::golden_input("helper-one-arm")).unwrap();
+    let mut w = words(&input);
+    let insts = instructions(&w);
+    let arrays: Vec<_> = insts.iter().filter(|i| i.1 == OP_TYPE_ARRAY).collect();
+    assert_eq!(arrays.len(), 1, "helper-one-arm has one array type");
+    let (array, length) = (w[arrays[0].0 + 1], w[arrays[0].0 + 3]);
+    let (helper, _) = function_named(&w, "gfx950_path");
+    let start = insts
+        .iter()
+        .position(|i| i.1 == OP_FUNCTION && w[i.0 + 2] == helper)
+        .unwrap();
+    let ret = insts[start..].iter().find(|i| i.1 == OP_RETURN).unwrap().0;
+    let new = w[3];
+    w[3] += 1;
+    let mut out = w[..ret].to_vec();
+    out.extend_from_slice(&[(3 << 16) | OP_UNDEF, array, new]);
+    out.extend_from_slice(&w[ret..]);
+    (bytes(&out), array, length)
+}
+
+#[test]
+fn a_table_type_a_kept_helper_mentions_stays_and_goes_with_it() {
+    // The helper is not rewritten, so its mention is the scan's record of
+    // the input: the sweep must look at it where the helper stays (gfx950)
+    // and may drop the type with the table where the helper goes.
+    let (input, array, length) = helper_mentioning_the_table_array();
+    let tables = ArchTables::embedded();
+    let mut outputs = Vec::new();
+    for (name, kept) in [("gfx950", true), ("gfx942", false), ("gfx1100", false)] {
+        let out = specialize(&input, &tables.target(name).unwrap(), &Options::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let w = words(&out.bytes());
+        let insts = instructions(&w);
+        let has = |opcode: u32, at: usize, id: u32| {
+            insts.iter().any(|i| i.1 == opcode && w[i.0 + at] == id)
+        };
+        assert_eq!(
+            has(OP_UNDEF, 1, array),
+            kept,
+            "{name}: the helper's OpUndef"
+        );
+        assert_eq!(
+            has(OP_TYPE_ARRAY, 1, array),
+            kept,
+            "{name}: the array type %{array}, which only the helper mentions"
+        );
+        assert_eq!(
+            has(OP_CONSTANT, 2, length),
+            kept,
+            "{name}: the array's length %{length}"
+        );
+        outputs.push((name, out.bytes()));
+    }
+    let made: Vec<Made> = outputs
+        .iter()
+        .map(|(name, out)| Made {
+            input: &input,
+            output: out,
+            what: format!("helper-one-arm with OpUndef of the table's array, {name}"),
+        })
+        .collect();
+    let checked = common::assert_outputs_valid(&made);
+    assert_eq!(checked.input_rejected, 0, "spirv-val rejects the input");
+}

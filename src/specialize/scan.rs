@@ -798,6 +798,7 @@ mod tests {
                 s.fn_refs.is_empty()
                     && s.to_rewrite().is_empty()
                     && s.tracked_mentions(0).is_empty()
+                    && s.with_tracked_mentions().is_empty()
             );
         }
     }
@@ -840,7 +841,21 @@ mod tests {
         let whole = Scan::in_pieces(&m, &interest, 1).unwrap();
         assert_eq!(whole.facts.len(), functions.len());
         assert!(!whole.callees.is_empty() && !whole.tracked.is_empty());
-        assert!(!whole.fn_refs.is_empty() && whole.to_rewrite().contains(&3));
+        assert!(!whole.fn_refs.is_empty());
+        // (The lists of functions by index: those reading the trigger, and
+        // those whose tracked mentions are not none: every one here, by its
+        // type, id 2.)
+        let indices = |keep: &dyn Fn(usize) -> bool| {
+            (0..9)
+                .filter(|&k| keep(k))
+                .map(|k| k as u32)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(whole.to_rewrite(), indices(&|k| k % 4 == 3));
+        assert_eq!(
+            whole.with_tracked_mentions(),
+            indices(&|k| !whole.tracked_mentions(k).is_empty())
+        );
         for pieces in 2..=12 {
             assert_eq!(
                 Scan::in_pieces(&m, &interest, pieces).unwrap(),

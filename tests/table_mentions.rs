@@ -18,22 +18,22 @@ const OP_TYPE_INT: u32 = 21;
 const OP_FUNCTION_PARAMETER: u32 = 55;
 const OP_NAME: u32 = 5;
 
-/// dispatch-chain with `%new = OpUndef %array` (the table's array type,
-/// which only the table's pointer type and initializer read at module
-/// scope) before the entry point's `OpReturn`; returns the module, the
-/// array type's id and its length constant's id.
-fn kernel_mentioning_the_table_array() -> (Vec<u8>, u32, u32) {
-    let input = std::fs::read(common::golden_input("dispatch-chain")).unwrap();
+/// The golden input `golden` with `%new = OpUndef %array` (the table's
+/// array type, which only the table's pointer type and initializer read at
+/// module scope) before the first `OpReturn` of the function whose id
+/// `function_of` finds in its words; returns the module, the array type's
+/// id and its length constant's id.
+fn table_array_undef_in(golden: &str, function_of: fn(&[u32]) -> u32) -> (Vec<u8>, u32, u32) {
+    let input = std::fs::read(common::golden_input(golden)).unwrap();
     let mut w = words(&input);
     let insts = instructions(&w);
     let arrays: Vec<_> = insts.iter().filter(|i| i.1 == OP_TYPE_ARRAY).collect();
-    assert_eq!(arrays.len(), 1, "dispatch-chain has one array type");
+    assert_eq!(arrays.len(), 1, "{golden} has one array type");
     let (array, length) = (w[arrays[0].0 + 1], w[arrays[0].0 + 3]);
-    let entry = insts.iter().find(|i| i.1 == OP_ENTRY_POINT).unwrap();
-    let kernel = w[entry.0 + 2];
+    let function = function_of(&w);
     let start = insts
         .iter()
-        .position(|i| i.1 == OP_FUNCTION && w[i.0 + 2] == kernel)
+        .position(|i| i.1 == OP_FUNCTION && w[i.0 + 2] == function)
         .unwrap();
     let ret = insts[start..].iter().find(|i| i.1 == OP_RETURN).unwrap().0;
     let new = w[3];
@@ -42,6 +42,31 @@ fn kernel_mentioning_the_table_array() -> (Vec<u8>, u32, u32) {
     out.extend_from_slice(&[(3 << 16) | OP_UNDEF, array, new]);
     out.extend_from_slice(&w[ret..]);
     (bytes(&out), array, length)
+}
+
+/// dispatch-chain with the table's array type mentioned by its kernel, the
+/// entry point ([`table_array_undef_in`]).
+fn kernel_mentioning_the_table_array() -> (Vec<u8>, u32, u32) {
+    table_array_undef_in("dispatch-chain", |w| {
+        let insts = instructions(w);
+        let entry = insts.iter().find(|i| i.1 == OP_ENTRY_POINT).unwrap();
+        w[entry.0 + 2]
+    })
+}
+
+/// Checks with spirv-val that every output of `outputs` (target, bytes) of
+/// `input` (`what` it is) is valid, and that the input is.
+fn assert_outputs_valid(input: &[u8], outputs: &[(&str, Vec<u8>)], what: &str) {
+    let made: Vec<Made> = outputs
+        .iter()
+        .map(|(name, out)| Made {
+            input,
+            output: out,
+            what: format!("{what}, {name}"),
+        })
+        .collect();
+    let checked = common::assert_outputs_valid(&made);
+    assert_eq!(checked.input_rejected, 0, "spirv-val rejects the input");
 }
 
 #[test]
@@ -72,16 +97,8 @@ fn a_table_type_a_kernel_mentions_stays_with_what_it_reads() {
         );
         outputs.push((name, out.bytes()));
     }
-    let made: Vec<Made> = outputs
-        .iter()
-        .map(|(name, out)| Made {
-            input: &input,
-            output: out,
-            what: format!("dispatch-chain with OpUndef of the table's array, {name}"),
-        })
-        .collect();
-    let checked = common::assert_outputs_valid(&made);
-    assert_eq!(checked.input_rejected, 0, "spirv-val rejects the input");
+    let what = "dispatch-chain with OpUndef of the table's array";
+    assert_outputs_valid(&input, &outputs, what);
 }
 
 /// The id of the `OpFunction` named `name` in `w`, and its first
@@ -173,29 +190,11 @@ fn a_table_type_stays_when_what_held_it_goes_with_a_dead_function() {
     }
 }
 
-/// helper-one-arm with `%new = OpUndef %array` (the table's array type)
-/// before the `OpReturn` of `gfx950_path`, the helper no predicate reaches
-/// (it is not rewritten) that only gfx950 keeps; returns the module, the
-/// array type's id and its length constant's id.
+/// helper-one-arm with the table's array type mentioned by
+/// `gfx950_path`, the helper no predicate reaches (it is not rewritten)
+/// that only gfx950 keeps ([`table_array_undef_in`]).
 fn helper_mentioning_the_table_array() -> (Vec<u8>, u32, u32) {
-    let input = std::fs::read(common::golden_input("helper-one-arm")).unwrap();
-    let mut w = words(&input);
-    let insts = instructions(&w);
-    let arrays: Vec<_> = insts.iter().filter(|i| i.1 == OP_TYPE_ARRAY).collect();
-    assert_eq!(arrays.len(), 1, "helper-one-arm has one array type");
-    let (array, length) = (w[arrays[0].0 + 1], w[arrays[0].0 + 3]);
-    let (helper, _) = function_named(&w, "gfx950_path");
-    let start = insts
-        .iter()
-        .position(|i| i.1 == OP_FUNCTION && w[i.0 + 2] == helper)
-        .unwrap();
-    let ret = insts[start..].iter().find(|i| i.1 == OP_RETURN).unwrap().0;
-    let new = w[3];
-    w[3] += 1;
-    let mut out = w[..ret].to_vec();
-    out.extend_from_slice(&[(3 << 16) | OP_UNDEF, array, new]);
-    out.extend_from_slice(&w[ret..]);
-    (bytes(&out), array, length)
+    table_array_undef_in("helper-one-arm", |w| function_named(w, "gfx950_path").0)
 }
 
 #[test]
@@ -231,14 +230,6 @@ fn a_table_type_a_kept_helper_mentions_stays_and_goes_with_it() {
         );
         outputs.push((name, out.bytes()));
     }
-    let made: Vec<Made> = outputs
-        .iter()
-        .map(|(name, out)| Made {
-            input: &input,
-            output: out,
-            what: format!("helper-one-arm with OpUndef of the table's array, {name}"),
-        })
-        .collect();
-    let checked = common::assert_outputs_valid(&made);
-    assert_eq!(checked.input_rejected, 0, "spirv-val rejects the input");
+    let what = "helper-one-arm with OpUndef of the table's array";
+    assert_outputs_valid(&input, &outputs, what);
 }

@@ -61,9 +61,9 @@ pub(super) const PAYS: Split = Split {
 pub(super) struct Ahead<'p, 'w> {
     m: &'p Module<'w>,
     g: &'p Globals<'w>,
-    /// The functions to rewrite, by index in the module, in order (32 bits
-    /// each: a module may have hundreds of thousands).
-    todo: Vec<u32>,
+    /// The functions to rewrite, by index in the module, in order
+    /// ([`Scan::to_rewrite`](super::scan::Scan::to_rewrite)).
+    todo: &'p [u32],
     /// Where each job's functions start in `todo`, and, last, its length.
     jobs: Vec<usize>,
 }
@@ -77,7 +77,7 @@ impl<'p, 'w> Ahead<'p, 'w> {
     pub(super) fn new(
         m: &'p Module<'w>,
         g: &'p Globals<'w>,
-        a: &Analysis,
+        a: &'p Analysis,
         split: Split,
     ) -> Option<Self> {
         let size = |k: usize| m.functions[k].end - m.functions[k].start;
@@ -98,12 +98,7 @@ impl<'p, 'w> Ahead<'p, 'w> {
             words += size(k as usize);
         }
         jobs.push(todo.len());
-        (jobs.len() > 2).then(|| Ahead {
-            m,
-            g,
-            todo: todo.to_vec(),
-            jobs,
-        })
+        (jobs.len() > 2).then_some(Ahead { m, g, todo, jobs })
     }
 
     /// Runs `body` while the rewrites under `ctx` are computed ahead;
@@ -114,7 +109,7 @@ impl<'p, 'w> Ahead<'p, 'w> {
         ctx: &Context<'_>,
         body: &mut dyn FnMut(&mut dyn RewriteSource) -> R,
     ) -> R {
-        let (m, g, todo, jobs) = (self.m, self.g, &self.todo, &self.jobs);
+        let (m, g, todo, jobs) = (self.m, self.g, self.todo, &self.jobs);
         let job = |scratch: &mut Scratch, j: usize| -> Vec<Rewrite> {
             todo[jobs[j]..jobs[j + 1]]
                 .iter()

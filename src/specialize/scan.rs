@@ -391,13 +391,13 @@ impl Scan {
             }
             self.tracked.truncate(tracked_start + kept);
         }
-        // (Each list holds at most a word of the module per entry.)
         if needs_rewrite {
             self.to_rewrite.push(self.facts.len() as u32);
         }
         if self.tracked.len() > tracked_start {
             self.with_tracked.push(self.facts.len() as u32);
         }
+        // (Each list holds at most a word of the module per entry.)
         self.facts.push(FunctionFacts {
             callees_end: self.callees.len() as u32,
             tracked_end: self.tracked.len() as u32,

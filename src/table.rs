@@ -235,7 +235,8 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
 /// Attaches every spec constant decorated with a table SpecId.
 fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Result<()> {
     let w = m.words;
-    let mut index: crate::fastmap::Map<u32, usize> = crate::fastmap::Map::default();
+    let mut index: crate::fastmap::Map<u32, usize> =
+        crate::fastmap::Map::with_capacity_and_hasher(table.predicates.len(), Default::default());
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }

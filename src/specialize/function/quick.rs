@@ -418,14 +418,17 @@ struct Reading<'a, 'c> {
 }
 
 impl Reading<'_, '_> {
-    /// An `OpLabel` at word `at`: a block begins.
+    /// An `OpLabel` at word `at`: a block begins. (A label whose id is a
+    /// logic result, which [`foreign`] would refuse, is refused by the
+    /// insertion: the header walk entered every logic result.)
     #[inline(always)]
     fn label(&mut self, at: usize, iw: &[u32]) -> Option<()> {
         let label = *iw.get(1)?;
         let b = &mut *self.bufs;
         if iw.len() != 2
             || !self.ended
-            || foreign(self.ctx, &b.ids, self.bound, label)
+            || !in_range(label, self.bound)
+            || self.ctx.may_replace(label)
             || !b.ids.insert_new(label, (b.blocks.len() << 2) | LABEL)
         {
             return None;

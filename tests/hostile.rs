@@ -1207,6 +1207,67 @@ fn terminator_in_the_middle_of_a_block() {
     );
 }
 
+#[test]
+fn label_sharing_its_id_with_a_logic_result() {
+    // entry: n = OpLogicalNot p; br n ? A : B; with A's label given n's
+    // id, the logic result defined before the label or (A first in the
+    // function) after it. Invalid input (an id defined twice), which the
+    // full rewrite specializes as the branch says; the quick rewrite must
+    // not take the function otherwise (debug builds compare the two), and
+    // nothing may panic.
+    isolated(
+        "label_sharing_its_id_with_a_logic_result",
+        Duration::from_secs(30),
+        || {
+            for label_first in [false, true] {
+                let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+                let p = k.sites[0];
+                let (fa, fb) = (k.import("a"), k.import("b"));
+                let kern = k.id();
+                let [first, entry, n, b, ca, cb] = [(); 6].map(|_| k.id());
+                let mut w = Vec::new();
+                inst(&mut w, Op::Function, &[k.void, kern, 0, k.void_fn]);
+                let void = k.void;
+                let block_a = |w: &mut Vec<u32>| {
+                    inst(w, Op::Label, &[n]);
+                    inst(w, Op::FunctionCall, &[void, ca, fa]);
+                    inst(w, Op::Return, &[]);
+                };
+                if label_first {
+                    inst(&mut w, Op::Label, &[first]);
+                    inst(&mut w, Op::Branch, &[entry]);
+                    block_a(&mut w);
+                }
+                inst(&mut w, Op::Label, &[entry]);
+                inst(&mut w, Op::LogicalNot, &[k.boolean, n, p]);
+                inst(&mut w, Op::BranchConditional, &[n, n, b]);
+                if !label_first {
+                    block_a(&mut w);
+                }
+                inst(&mut w, Op::Label, &[b]);
+                inst(&mut w, Op::FunctionCall, &[k.void, cb, fb]);
+                inst(&mut w, Op::Return, &[]);
+                inst(&mut w, Op::FunctionEnd, &[]);
+                k.functions.extend(w);
+                k.entry_point(kern, "k");
+                let what = format!("a label with a logic result's id (label first: {label_first})");
+                let (problems, outcomes) = probe(&k.bytes(), &["gfx942", "gfx950"], &what);
+                assert_no_problems(&problems, &what);
+                for (o, want) in outcomes.iter().zip(["b", "a"]) {
+                    match o {
+                        Outcome::Ok(out) => assert_eq!(
+                            kasm::call_facts(out).called,
+                            [want.to_string()].into(),
+                            "{what}"
+                        ),
+                        other => panic!("{what}: expected an output, got {other:?}"),
+                    }
+                }
+            }
+        },
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Depth: chains and CFGs deep enough to overflow a recursive walk
 

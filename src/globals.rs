@@ -73,8 +73,9 @@ impl<'w> Globals<'w> {
         let w = m.words;
         let bound = m.bound();
         let id_ok = |id: u32| id != 0 && id < bound;
-        for inst in m.globals() {
+        for (k, inst) in m.globals().enumerate() {
             let words = m.inst_words(inst);
+            reads.begin(k);
             if g.scan_common(words, bound, inst, &mut defs, &mut reads) {
                 continue;
             }
@@ -362,11 +363,14 @@ fn reader(opcode: u16, words: &[u32]) -> u32 {
 /// decorations whose only id is the one they name read nothing.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct ModuleReads {
-    /// `(reader, or 0 for an instruction without one; where its ids end
-    /// in ids)` of each instruction that reads an id.
-    readers: Vec<(u32, u32)>,
+    /// `(its index in Module::globals, its reader or 0 for an instruction
+    /// without one, where its ids end in ids)` of each instruction that
+    /// reads an id.
+    readers: Vec<(u32, u32, u32)>,
     /// The ids read, one instruction after another.
     ids: Vec<u32>,
+    /// The index in `Module::globals` of the instruction being recorded.
+    global: u32,
 }
 
 impl ModuleReads {
@@ -377,7 +381,16 @@ impl ModuleReads {
         ModuleReads {
             readers: Vec::with_capacity(globals),
             ids: Vec::with_capacity(4 * globals),
+            global: 0,
         }
+    }
+
+    /// Starts the `k`th module-level instruction (the parse checked that
+    /// every word index, and so every instruction's index, fits in 32
+    /// bits).
+    #[inline]
+    fn begin(&mut self, k: usize) {
+        self.global = k as u32;
     }
 
     /// Records that an instruction whose reader is `reader` (0: none)
@@ -396,7 +409,8 @@ impl ModuleReads {
     #[inline]
     fn close(&mut self, reader: u32, start: usize) {
         if self.ids.len() > start {
-            self.readers.push((reader, self.ids.len() as u32));
+            self.readers
+                .push((self.global, reader, self.ids.len() as u32));
         }
     }
 
@@ -406,8 +420,9 @@ impl ModuleReads {
     /// walk has taken without error.
     fn walked(m: &Module<'_>) -> ModuleReads {
         let mut reads = ModuleReads::default();
-        for inst in m.globals() {
+        for (k, inst) in m.globals().enumerate() {
             let words = m.inst_words(inst);
+            reads.begin(k);
             if names_only_its_target(words) {
                 continue;
             }
@@ -423,14 +438,14 @@ impl ModuleReads {
         reads
     }
 
-    /// Each instruction that reads an id: its reader (0: none) and the
-    /// ids it reads, in module order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, &[u32])> + '_ {
+    /// Each instruction that reads an id: its index in `Module::globals`,
+    /// its reader (0: none) and the ids it reads, in module order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
         let mut start = 0;
-        self.readers.iter().map(move |&(reader, end)| {
+        self.readers.iter().map(move |&(k, reader, end)| {
             let ids = &self.ids[start..end as usize];
             start = end as usize;
-            (reader, ids)
+            (k as usize, reader, ids)
         })
     }
 }

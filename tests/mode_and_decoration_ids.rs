@@ -1,7 +1,8 @@
 //! The parameters of `OpExecutionModeId` and `OpDecorateId` are ids: a
 //! constant the table shares with them (`LocalSizeId %uint_92 …` naming the
 //! table's length) stays, and one past the header's bound is an error naming
-//! its byte offset.
+//! its byte offset. An `OpDecorateId` of a predicate site, or naming one, is
+//! an unresolved use; a literal word equal to a site's id is no use.
 
 mod common;
 
@@ -114,4 +115,99 @@ fn an_execution_mode_id_past_the_bound_is_an_error() {
         e.to_string().starts_with(&format!("byte {}", (at + 4) * 4)),
         "{e}"
     );
+}
+
+const OP_TYPE_INT: u32 = 21;
+const OP_DECORATE: u32 = 71;
+const OP_DECORATE_ID: u32 = 332;
+const OP_SPEC_CONSTANT_FALSE: u32 = 49;
+const ALIGNMENT_ID: u32 = 46;
+
+/// dispatch-chain's words, its predicate sites and its constants of the
+/// 32-bit integer type (`(word index, id)`; not the table's characters).
+fn dispatch_chain_parts() -> (Vec<u32>, Vec<u32>, Vec<(usize, u32)>) {
+    let input = std::fs::read(common::golden_input("dispatch-chain")).unwrap();
+    let w = words(&input);
+    let insts = instructions(&w);
+    let sites = (insts.iter())
+        .filter(|i| i.1 == OP_SPEC_CONSTANT_FALSE)
+        .map(|i| w[i.0 + 2])
+        .collect();
+    let uint = (insts.iter())
+        .find(|i| i.1 == OP_TYPE_INT && w[i.0 + 2] == 32)
+        .map(|i| w[i.0 + 1])
+        .unwrap();
+    let constants = (insts.iter())
+        .filter(|i| i.1 == OP_CONSTANT && w[i.0 + 1] == uint)
+        .map(|i| (i.0, w[i.0 + 2]))
+        .collect();
+    (w, sites, constants)
+}
+
+#[test]
+fn a_decorate_id_on_or_of_a_predicate_site_is_an_unresolved_use() {
+    let (w, sites, constants) = dispatch_chain_parts();
+    let (site, c) = (sites[0], constants[0].1);
+    let last_decoration = instructions(&w)
+        .into_iter()
+        .filter(|i| i.1 == OP_DECORATE)
+        .map(|i| i.0 + i.2)
+        .max()
+        .unwrap();
+    let tables = ArchTables::embedded();
+    for (target, operand) in [(site, c), (c, site)] {
+        let mut m = w[..last_decoration].to_vec();
+        m.extend([(4 << 16) | OP_DECORATE_ID, target, ALIGNMENT_ID, operand]);
+        m.extend_from_slice(&w[last_decoration..]);
+        let input = bytes(&m);
+        common::spirv_val(&input).expect("the input is valid");
+        let what = format!("OpDecorateId %{target} AlignmentId %{operand}");
+        for name in ["gfx942", "gfx950", "gfx1100"] {
+            let Err(e) = specialize(&input, &tables.target(name).unwrap(), &Options::default())
+            else {
+                panic!("{what}, {name}: specialized");
+            };
+            let msg = e.to_string();
+            for want in [
+                "unresolved use".to_string(),
+                format!("(byte {})", last_decoration * 4),
+                format!("`OpDecorateId %{target} {ALIGNMENT_ID} %{operand}`"),
+            ] {
+                assert!(msg.contains(&want), "{what}, {name}: no `{want}` in: {msg}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_literal_equal_to_a_predicate_site_is_left_alone() {
+    let (w, sites, constants) = dispatch_chain_parts();
+    let tables = ArchTables::embedded();
+    let mut outputs = Vec::new();
+    for &(at, id) in &constants {
+        let mut m = w.clone();
+        m[at + 3] = sites[0];
+        let input = bytes(&m);
+        for name in ["gfx942", "gfx950"] {
+            let out = specialize(&input, &tables.target(name).unwrap(), &Options::default())
+                .unwrap_or_else(|e| panic!("%{id} = {}, {name}: {e}", sites[0]));
+            let out = out.bytes();
+            let ow = words(&out);
+            let kept = instructions(&ow)
+                .into_iter()
+                .find(|i| i.1 == OP_CONSTANT && ow[i.0 + 2] == id);
+            if let Some(i) = kept {
+                assert_eq!(ow[i.0..i.0 + 4], m[at..at + 4], "%{id}, {name}");
+            }
+            outputs.push((input.clone(), out, format!("%{id} = {}, {name}", sites[0])));
+        }
+    }
+    let made: Vec<Made> = (outputs.iter())
+        .map(|(input, output, what)| Made {
+            input,
+            output,
+            what: what.clone(),
+        })
+        .collect();
+    common::assert_outputs_valid(&made);
 }

@@ -70,7 +70,7 @@ impl ScopeFacts {
         table: PredicateTable,
     ) -> Result<ScopeFacts> {
         let n = m.words.len();
-        let shape = ChainShape::find(m, g, &table)?;
+        let shape = ChainShape::find(m, g, &reads, &table)?;
         let closure = sweep::table_closure(m, g, &table);
         let table_readers = sweep::table_readers(&reads, n, &closure, table.variable);
         drop(reads);

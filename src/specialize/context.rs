@@ -12,12 +12,12 @@
 use crate::fastmap::Map as HashMap;
 
 use crate::error::Result;
-use crate::globals::Globals;
+use crate::globals::{Globals, ModuleReads};
 use crate::idbits::IdBits;
 use crate::idset::IdSet;
 use crate::inspect::Resolved;
 use crate::module::{Inst, Module};
-use crate::operands::{Role, for_each_id, names_an_id, op, result_pos, shapes};
+use crate::operands::{Role, for_each_id, names_an_id, op, result_pos};
 use crate::table::PredicateTable;
 
 use super::lattice::{self, Val};
@@ -190,19 +190,22 @@ pub(super) struct ChainShape {
     /// The sets over the module-scope chain values, when there are any
     /// (else both are [`ChainShape::sites`]).
     chain: Option<ChainSets>,
-    /// Indices into `Module::globals` of the instructions (names and
-    /// decorations aside) that mention an id of `rewrite_triggers` in a word other
-    /// than their result.
+    /// Indices into `Module::globals` of the instructions that read an id
+    /// of `rewrite_triggers` (as `ModuleReads` has it: a result type, an
+    /// operand id or a word that may be one), or that are an
+    /// `OpDecorateId` of one.
     pub readers: Vec<usize>,
 }
 
 impl ChainShape {
     /// Walks every module-scope instruction once: an `OpSpecConstantOp`
     /// logic operation or select reading a site or an earlier chain value is
-    /// a chain value; then every instruction mentioning one is a reader.
+    /// a chain value; then every instruction reading one (`reads`, what
+    /// each module-level instruction reads) is a reader.
     pub(super) fn find(
         m: &Module<'_>,
         globals: &Globals,
+        reads: &ModuleReads,
         table: &PredicateTable,
     ) -> Result<ChainShape> {
         let n = m.words.len();
@@ -252,25 +255,15 @@ impl ChainShape {
         let triggers = chain_sets.as_ref().map_or(&site_set, |c| &c.triggers);
         // A definition whose only mention is its own result (a site's
         // `OpSpecConstantTrue/False`) reads nothing: the chain walk and the
-        // rewrite of readers would pass it over, so it is no reader.
-        // (Each opcode's result position from the per-opcode table, looked
-        // up once: `Shape::result` is `result_pos`, 0 for none.)
-        let shapes = shapes();
+        // rewrite of readers would pass it over, so it is no reader. Nor
+        // is an instruction whose only mention is a literal word: both
+        // look at its ids only. An `OpDecorateId` reads on behalf of its
+        // target, which the chain walk looks at too.
         let mut readers = Vec::new();
-        for (k, inst) in m.globals().enumerate() {
-            if names_an_id(inst.opcode) {
-                continue;
-            }
-            let w = m.inst_words(inst);
-            let r = shapes
-                .get(inst.opcode as usize)
-                .map_or(0, |s| s.result as usize);
-            let reads = if r != 0 && r < w.len() {
-                triggers.any_in(&w[1..r]) || triggers.any_in(&w[r + 1..])
-            } else {
-                triggers.any_in(&w[1..])
-            };
-            if reads {
+        for (k, reader, ids) in reads.iter() {
+            if triggers.any_in(ids)
+                || (triggers.contains(reader) && m.global(k).opcode == op::DecorateId)
+            {
                 readers.push(k);
             }
         }

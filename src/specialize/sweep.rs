@@ -398,7 +398,7 @@ pub(super) fn table_readers(
     let place = IdIndex::new(closure, module_words);
     let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(2 * closure.len());
     let mut anonymous = Vec::new();
-    for (reader, ids) in reads.iter() {
+    for (_, reader, ids) in reads.iter() {
         for &x in ids {
             let Some(k) = place.get(x) else {
                 continue;

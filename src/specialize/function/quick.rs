@@ -252,7 +252,7 @@ pub(super) fn rewrite_read(
     reach(ctx, bufs)?;
     check_live(bufs)?;
     plan_phis(words, bufs)?;
-    Some(emit(words, start, end, end - 1, bufs, emitted))
+    Some(emit(words, start, end, bufs, emitted))
 }
 
 /// What the header walk needs of an opcode: the word of its result (0:
@@ -914,18 +914,24 @@ fn folded(bufs: &Buffers, x: u32) -> Option<u32> {
 
 /// Writes the rewrite: the live blocks as they are, but for each folded
 /// branch (an `OpBranch` of the rewrite's own) and each logic instruction
-/// that became a constant (gone); then the ids of what went.
+/// that became a constant (gone); and the ids of what went. The blocks
+/// lie one after the other from the first label to the `OpFunctionEnd`
+/// (the read saw nothing but a label follow a terminator), so the input
+/// and the callees are taken in runs broken only where something goes or
+/// changes: a block that goes, a folded branch, a marked instruction that
+/// changes.
 #[inline(never)]
 fn emit(
     words: &[u32],
     start: usize,
     end: usize,
-    end_at: usize,
     bufs: &Buffers,
     emitted: &mut Emitted,
 ) -> Rewritten {
     let mut out = Writing::new(emitted);
     let blocks = &bufs.blocks;
+    // (The last block ends at the `OpFunctionEnd`.)
+    debug_assert_eq!(blocks.last().map(|b| b.end), Some(end - 1));
     // Room for what the read bounds (the storage is kept from function to
     // function, so only a run's first rewrite grows it): a span or two and
     // a folded branch a block, its calls, the labels and results of dead
@@ -934,18 +940,23 @@ fn emit(
     out.own.reserve(2 * blocks.len());
     out.callees.reserve(bufs.callees.len());
     out.removed_ids.reserve(blocks.len() + bufs.results.len());
-    out.take_input(start..blocks[0].label_at);
     let range = |(from, to): (u32, u32)| from as usize..to as usize;
+    // Where the input not yet taken starts, and the callees not yet taken.
+    let (mut run, mut callees_from) = (start, 0);
     for (b, blk) in blocks.iter().enumerate() {
         if !bufs.live[b] {
+            out.take_input(run..blk.label_at);
+            run = blk.end;
+            let (first, past) = (blk.callees.0 as usize, blk.callees.1 as usize);
+            out.callees
+                .extend_from_slice(&bufs.callees[callees_from..first]);
+            callees_from = past;
             out.blocks_removed += 1;
+            out.removed_ids.push(blk.label);
+            out.removed_ids
+                .extend_from_slice(&bufs.results[range(blk.results)]);
             continue;
         }
-        // (A push each: a block has a call or two, too few for a copy.)
-        for &callee in &bufs.callees[range(blk.callees)] {
-            out.callees.push(callee);
-        }
-        let mut run = blk.label_at;
         for &(at, block, mark) in &bufs.marks[range(blk.marks)] {
             let iw = &words[at..at + (words[at] >> 16) as usize];
             if changes(iw, mark, bufs) {
@@ -965,17 +976,9 @@ fn emit(
             out.branches_folded += 1;
             run = blk.end;
         }
-        out.take_input(run..blk.end);
     }
-    out.take_input(end_at..end);
-    for (b, blk) in blocks.iter().enumerate() {
-        if !bufs.live[b] {
-            out.removed_ids.push(blk.label);
-            for &id in &bufs.results[range(blk.results)] {
-                out.removed_ids.push(id);
-            }
-        }
-    }
+    out.take_input(run..end);
+    out.callees.extend_from_slice(&bufs.callees[callees_from..]);
     out.finish(emitted)
 }
 

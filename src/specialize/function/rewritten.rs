@@ -89,7 +89,7 @@ impl Rewritten {
     }
 
     /// Result ids that no longer exist (deleted instructions, removed
-    /// blocks).
+    /// blocks), in no particular order.
     pub(crate) fn removed_ids(&self) -> &[u32] {
         &self.lists[self.callees_end..]
     }

@@ -186,6 +186,9 @@ pub(super) struct Buffers {
     results: Vec<u32>,
     /// The results of logic instructions and phis, from the header walk.
     tracked: Vec<(u32, usize)>,
+    /// The blocks whose branch condition is a logic result, with the
+    /// logic instruction's index (found by [`resolve`]).
+    logic_tests: Vec<(u32, usize)>,
     live: Vec<bool>,
 }
 
@@ -619,6 +622,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         logic,
         phis,
         pairs,
+        logic_tests,
         ..
     } = bufs;
     let block_of = |label: u32| match ids.get(&label) {
@@ -638,7 +642,8 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
             None => Source::Fixed(unknown),
         }
     };
-    for b in blocks.iter_mut() {
+    logic_tests.clear();
+    for (k, b) in blocks.iter_mut().enumerate() {
         if b.t != NONE {
             b.t = block_of(b.t)?;
         }
@@ -647,7 +652,10 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         }
         if let Exit::Conditional = b.exit {
             b.test = match ids.get(&b.cond).map(|&v| (v & 3, v >> 2)) {
-                Some((LOGIC, i)) => Source::Logic(i, b.cond),
+                Some((LOGIC, i)) => {
+                    logic_tests.push((k as u32, i));
+                    Source::Logic(i, b.cond)
+                }
                 Some((PHI, _)) => Source::Refused,
                 _ => other(b.cond, Val::Varying),
             };
@@ -819,7 +827,8 @@ fn kept_edge(bufs: &Buffers, from: usize, to: u32) -> bool {
 
 /// Checks what only liveness tells: in a live block, a logic instruction
 /// reads logic results of live blocks only, and a branch condition is
-/// such a result.
+/// such a result (only the blocks whose condition is a logic result are
+/// looked at: [`Buffers::logic_tests`]).
 #[inline(never)]
 fn check_live(bufs: &Buffers) -> Option<()> {
     let (logic, live) = (&bufs.logic, &bufs.live);
@@ -832,8 +841,8 @@ fn check_live(bufs: &Buffers) -> Option<()> {
             return None;
         }
     }
-    for (b, blk) in bufs.blocks.iter().enumerate() {
-        if live[b] && matches!(blk.exit, Exit::Conditional) && reads_dead(blk.test) {
+    for &(b, i) in &bufs.logic_tests {
+        if live[b as usize] && !live[logic[i].block as usize] {
             return None;
         }
     }

@@ -148,6 +148,12 @@ impl Analysis {
         self.fact_of.get(f)
     }
 
+    /// True when no function id is defined twice: then a function's place
+    /// ([`Analysis::place`]) is its index in the module.
+    pub(super) fn ids_unique(&self) -> bool {
+        self.ids_unique
+    }
+
     /// [`Analysis::place`] as an index.
     pub(super) fn index(&self) -> &IdIndex {
         &self.fact_of

@@ -11,9 +11,7 @@ use std::ops::Range;
 
 use crate::globals::DEC_SPEC_ID;
 use crate::idbits::IdBits;
-use crate::module::{
-    FunctionRange, HEADER_WORDS, Inst, Module, header_word, literal_string_words, push_inst,
-};
+use crate::module::{HEADER_WORDS, Inst, Module, header_word, literal_string_words, push_inst};
 use crate::operands::{Role, Shape, for_each_id, is_annotation, op, result_pos, shapes};
 
 use super::context::Context;
@@ -23,12 +21,25 @@ use super::output::Pieces;
 pub(super) struct Plan<'p> {
     /// Ids whose definitions, names and decorations go.
     pub removed_ids: &'p IdBits,
-    /// What becomes of each function (asked once per function, in module
-    /// order).
-    pub fate: &'p dyn Fn(&FunctionRange) -> Fate,
+    /// What becomes of the `k`th function of the module (asked at most
+    /// once per function, in module order).
+    pub fate: &'p dyn Fn(usize) -> Fate,
+    /// The functions whose fate may be other than [`Fate::Kept`]; `None`
+    /// when any may be. The words of the others are taken in runs, without
+    /// asking.
+    pub changed: Option<Changed<'p>>,
     /// New words of module-scope instructions whose operands changed, by
     /// index into `Module::globals`, in that order.
     pub global_rewrites: &'p [(usize, Vec<u32>)],
+}
+
+/// The functions whose fate may be other than [`Fate::Kept`], by index in
+/// the module: those rewritten and those that go.
+pub(super) struct Changed<'p> {
+    /// The rewritten ones, in order.
+    pub rewritten: &'p [u32],
+    /// Whether each goes.
+    pub dead: &'p [bool],
 }
 
 /// What becomes of one function.
@@ -108,13 +119,46 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
             out.own_since(start);
         }
     }
-    for f in &m.functions {
-        match (plan.fate)(f) {
+    lay_functions(m, plan, out);
+}
+
+/// Lays down the functions (after module scope): each as [`Plan::fate`]
+/// says, those [`Plan::changed`] leaves out as they are, in runs.
+#[inline(never)]
+fn lay_functions(m: &Module<'_>, plan: &Plan<'_>, out: &mut Pieces) {
+    let lay_function = |k: usize, out: &mut Pieces| {
+        let f = &m.functions[k];
+        match (plan.fate)(k) {
             Fate::Kept => out.input(f.start..f.end),
             Fate::Removed => {}
             Fate::Rewritten(edits) => out.function(edits),
         }
+    };
+    let Some(changed) = &plan.changed else {
+        (0..m.functions.len()).for_each(|k| lay_function(k, out));
+        return;
+    };
+    // The others in runs (the functions lie one after the other: the
+    // parse allows nothing between them).
+    let mut rewritten = changed.rewritten.iter().peekable();
+    let mut run = m.functions.first().map_or(0, |f| f.start);
+    for (k, f) in m.functions.iter().enumerate() {
+        let rewrite = rewritten.next_if(|&&r| r as usize == k).is_some();
+        if rewrite || changed.dead.get(k) == Some(&true) {
+            if run < f.start {
+                out.input(run..f.start);
+            }
+            lay_function(k, out);
+            run = f.end;
+        } else if cfg!(any(debug_assertions, fuzzing)) {
+            // (Test and fuzz builds check that it is so.)
+            assert!(
+                matches!((plan.fate)(k), Fate::Kept),
+                "function {k} changes but is not listed as changed"
+            );
+        }
     }
+    out.input(run..m.functions.last().map_or(run, |f| f.end));
 }
 
 /// [`emit`]'s walk over the module-scope instructions.

@@ -192,9 +192,9 @@ impl<'w> Prepared<'w> {
         let removed_ids = self.removed_ids(a, &ctx, &mut rewrites, &is_dead, &mut report);
         report.table_removed = true;
         let mut pieces = std::mem::take(&mut rewrites.pieces);
-        let fate = |f: &FunctionRange| {
+        let fate = |k: usize| {
             // (The function's place, looked up once for both questions.)
-            let place = a.place(f.id);
+            let place = a.place(m.functions[k].id);
             match place.and_then(|k| rewrites.at(k)) {
                 _ if place.is_some_and(|k| dead[k]) => emit::Fate::Removed,
                 Some(d) => emit::Fate::Rewritten(d.edits.clone()),
@@ -204,6 +204,12 @@ impl<'w> Prepared<'w> {
         let plan = emit::Plan {
             removed_ids: &removed_ids,
             fate: &fate,
+            // (With every function id defined once, a function's place is
+            // its index in the module.)
+            changed: a.ids_unique().then(|| emit::Changed {
+                rewritten: a.scan.to_rewrite(),
+                dead: &dead,
+            }),
             global_rewrites: &global_rewrites,
         };
         emit::emit(m, &ctx, &plan, &mut pieces);

@@ -435,6 +435,16 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// [`Context::global_val`] of an id the context does not replace
+    /// ([`Context::may_replace`] false): only a boolean constant's value
+    /// is known then (every site and chain value is one it may replace),
+    /// so one look-up says it.
+    pub(super) fn fixed_val(&self, id: u32) -> Option<Val> {
+        let v = self.globals.bool_consts.get(&id).map(|&b| Val::Const(b));
+        debug_assert!(!self.may_replace(id) && v == self.global_val(id));
+        v
+    }
+
     /// True for boolean chain values defined at module scope (predicate
     /// sites and logic over them).
     pub(super) fn is_chain(&self, id: u32) -> bool {

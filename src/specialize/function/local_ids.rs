@@ -58,11 +58,24 @@ impl LocalMap {
         self.outside.clear();
     }
 
+    /// The slot of `id`, when it is in the window: one comparison, as
+    /// the slots are exactly the window's.
+    #[inline(always)]
+    fn slot(&self, id: u32) -> Option<&usize> {
+        self.slots.get(id.wrapping_sub(self.window.lo) as usize)
+    }
+
+    /// [`LocalMap::slot`], to change.
+    #[inline(always)]
+    fn slot_mut(&mut self, id: u32) -> Option<&mut usize> {
+        self.slots.get_mut(id.wrapping_sub(self.window.lo) as usize)
+    }
+
     /// Sets `id`'s value; returns the value it had.
     pub(super) fn insert(&mut self, id: u32, value: usize) -> Option<usize> {
-        match self.window.slot(id) {
-            Some(k) => {
-                let old = std::mem::replace(&mut self.slots[k], value);
+        match self.slot_mut(id) {
+            Some(v) => {
+                let old = std::mem::replace(v, value);
                 (old != usize::MAX).then_some(old)
             }
             None => self.outside.insert(id, value),
@@ -73,9 +86,9 @@ impl LocalMap {
     /// false, changing nothing, when it has one.
     #[inline(always)]
     pub(super) fn insert_new(&mut self, id: u32, value: usize) -> bool {
-        match self.window.slot(id) {
-            Some(k) if self.slots[k] == usize::MAX => {
-                self.slots[k] = value;
+        match self.slot_mut(id) {
+            Some(v) if *v == usize::MAX => {
+                *v = value;
                 true
             }
             Some(_) => false,
@@ -97,8 +110,8 @@ impl LocalMap {
 
     /// Sets `id`'s value to `new` if it is `expected`; true when it was.
     pub(super) fn replace_if(&mut self, id: u32, expected: usize, new: usize) -> bool {
-        let slot = match self.window.slot(id) {
-            Some(k) => &mut self.slots[k],
+        let slot = match self.slot_mut(id) {
+            Some(v) => v,
             None => match self.outside.get_mut(&id) {
                 Some(v) => v,
                 None => return false,
@@ -134,8 +147,8 @@ impl LocalMap {
     /// The value of `id`.
     #[inline]
     pub(super) fn get(&self, id: &u32) -> Option<&usize> {
-        match self.window.slot(*id) {
-            Some(k) => Some(&self.slots[k]).filter(|v| **v != usize::MAX),
+        match self.slot(*id) {
+            Some(v) => Some(v).filter(|v| **v != usize::MAX),
             // Most keys looked up outside the window are module-level ids,
             // and the map outside it is mostly empty: no hashing then.
             None if self.outside.is_empty() => None,
@@ -143,9 +156,40 @@ impl LocalMap {
         }
     }
 
+    /// The map to read in a loop: its parts copied out, so that they
+    /// stay in registers.
+    #[inline(always)]
+    pub(super) fn view(&self) -> LocalView<'_> {
+        LocalView {
+            lo: self.window.lo,
+            slots: &self.slots,
+            outside: (!self.outside.is_empty()).then_some(&self.outside),
+        }
+    }
+
     /// True when `id` has a value.
     pub(super) fn contains_key(&self, id: &u32) -> bool {
         self.get(id).is_some()
+    }
+}
+
+/// A [`LocalMap`] to read ([`LocalMap::view`]).
+#[derive(Clone, Copy)]
+pub(super) struct LocalView<'a> {
+    lo: u32,
+    slots: &'a [usize],
+    /// The map outside the window, when it holds anything.
+    outside: Option<&'a HashMap<u32, usize>>,
+}
+
+impl LocalView<'_> {
+    /// The value of `id`, as [`LocalMap::get`] gives it.
+    #[inline(always)]
+    pub(super) fn get(&self, id: u32) -> Option<usize> {
+        match self.slots.get(id.wrapping_sub(self.lo) as usize) {
+            Some(&v) => (v != usize::MAX).then_some(v),
+            None => self.outside.and_then(|m| m.get(&id).copied()),
+        }
     }
 }
 

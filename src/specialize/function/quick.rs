@@ -323,14 +323,14 @@ fn header_walk(
     tracked.clear();
     let (mut lo, mut hi) = (u32::MAX, 0u32);
     let mut count = 1;
-    while at < end {
-        let head = words[at];
+    let body = words.get(..end)?;
+    while let Some(&head) = body.get(at) {
         let len = (head >> 16) as usize;
         let shape = *shapes.get(head as u16 as usize)?;
         count += 1;
         let p = shape.result as usize;
         if p > 0 && p < len {
-            let id = words[at + p];
+            let id = *body.get(at + p)?;
             lo = lo.min(id);
             hi = hi.max(id);
             match shape.kind {
@@ -377,10 +377,10 @@ fn read(
         block: NONE,
         ended: true,
     };
-    while at < end_at {
-        let head = words[at];
+    let body = words.get(..end_at)?;
+    while let Some(&head) = body.get(at) {
         let (len, opcode) = ((head >> 16) as usize, head as u16);
-        let iw = &words[at..at + len];
+        let iw = body.get(at..at + len)?;
         if r.ended && opcode != op::Label && r.block != NONE {
             // Nothing but a label follows a terminator.
             return None;
@@ -402,7 +402,9 @@ fn read(
 /// True when `x` is an id in range (below the module's `bound`).
 #[inline(always)]
 fn in_range(x: u32, bound: u32) -> bool {
-    x != 0 && x < bound
+    // (One comparison: 0 wraps to the largest word, which no bound
+    // exceeds.)
+    x.wrapping_sub(1) < bound.saturating_sub(1)
 }
 
 /// Where [`read`] is in a function, and the lists it fills: one step per
@@ -426,10 +428,11 @@ impl Reading<'_, '_> {
     /// insertion: the header walk entered every logic result.)
     #[inline(always)]
     fn label(&mut self, at: usize, iw: &[u32]) -> Option<()> {
-        let label = *iw.get(1)?;
+        let &[_, label] = iw else {
+            return None;
+        };
         let b = &mut *self.bufs;
-        if iw.len() != 2
-            || !self.ended
+        if !self.ended
             || !in_range(label, self.bound)
             || self.ctx.may_replace(label)
             || !b.ids.insert_new(label, (b.blocks.len() << 2) | LABEL)
@@ -461,21 +464,19 @@ impl Reading<'_, '_> {
     fn terminator(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let (ctx, bound, block) = (self.ctx, self.bound, self.block);
         let b = &mut *self.bufs;
-        let exit = match (opcode, iw.len()) {
-            (op::Branch, 2) if !foreign(ctx, &b.ids, bound, iw[1]) => {
-                (Exit::Branch, 0, iw[1], NONE)
-            }
-            (op::BranchConditional, 4)
-                if in_range(iw[1], bound)
-                    && iw[2] != iw[3]
-                    && !foreign(ctx, &b.ids, bound, iw[2])
-                    && !foreign(ctx, &b.ids, bound, iw[3]) =>
+        let exit = match (opcode, iw) {
+            (op::Branch, &[_, t]) if !foreign(ctx, &b.ids, bound, t) => (Exit::Branch, 0, t, NONE),
+            (op::BranchConditional, &[_, cond, t, e])
+                if in_range(cond, bound)
+                    && t != e
+                    && !foreign(ctx, &b.ids, bound, t)
+                    && !foreign(ctx, &b.ids, bound, e) =>
             {
-                (Exit::Conditional, iw[1], iw[2], iw[3])
+                (Exit::Conditional, cond, t, e)
             }
-            (op::Return | op::Unreachable, 1) => (Exit::Leave, 0, NONE, NONE),
-            (op::ReturnValue, 2) if !foreign(ctx, &b.ids, bound, iw[1]) => {
-                if b.ids.get(&iw[1]).is_some_and(|&v| v & 3 == PHI) {
+            (op::Return | op::Unreachable, &[_]) => (Exit::Leave, 0, NONE, NONE),
+            (op::ReturnValue, &[_, value]) if !foreign(ctx, &b.ids, bound, value) => {
+                if b.ids.get(&value).is_some_and(|&v| v & 3 == PHI) {
                     b.marks.push((at, block, Mark::Reader));
                 }
                 (Exit::Leave, 0, NONE, NONE)
@@ -558,14 +559,19 @@ impl Reading<'_, '_> {
         let info = self.infos.get(opcode as usize)?;
         let b = &mut *self.bufs;
         let mut reads_phi = false;
-        let words_ok = iw[1..].iter().all(|&x| {
-            let kind = b.ids.get(&x).map(|&v| v & 3);
-            reads_phi |= kind == Some(PHI);
-            in_range(x, self.bound) && !self.ctx.may_replace(x) && kind != Some(LOGIC)
-        });
+        let ids = b.ids.view();
+        for &x in &iw[1..] {
+            if !in_range(x, self.bound) || self.ctx.may_replace(x) {
+                return None;
+            }
+            match ids.get(x).map(|v| v & 3) {
+                Some(LOGIC) => return None,
+                Some(PHI) => reads_phi = true,
+                _ => {}
+            }
+        }
         let plain = info.plain
             && iw.len() >= info.flat_min as usize
-            && words_ok
             && (!info.exact || flat_ids(iw).is_some());
         let result = match info.result {
             0 => 0,
@@ -612,8 +618,8 @@ fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMa
 /// Resolves branch targets to blocks of the function, and finds what
 /// each logic operand and branch condition reads ([`Source`]) and what
 /// each phi pair is ([`Pair`]). `None` for a logic instruction that reads
-/// a later logic result, a phi or a module-scope value that is never a
-/// constant, as [`evaluate`] would find for any values.
+/// a later logic result or a phi, as [`evaluate`] would find for any
+/// values.
 #[inline(never)]
 fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -> Option<()> {
     let Buffers {
@@ -636,11 +642,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         if ctx.may_replace(x) {
             return Source::Decided(x);
         }
-        match ctx.global_val(x) {
-            Some(v @ Val::Const(_)) => Source::Fixed(v),
-            Some(_) => Source::Refused,
-            None => Source::Fixed(unknown),
-        }
+        Source::Fixed(ctx.fixed_val(x).unwrap_or(unknown))
     };
     logic_tests.clear();
     for (k, b) in blocks.iter_mut().enumerate() {
@@ -664,7 +666,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
     let own_id = words[start + 2];
     pairs.clear();
     for phi in phis.iter_mut() {
-        let w = &words[phi.at..phi.at + (words[phi.at] >> 16) as usize];
+        let w = instruction(words, phi.at);
         let first = pairs.len() as u32;
         for pair in w[3..].chunks(2) {
             let (value, parent) = (pair[0], pair[1]);
@@ -672,7 +674,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
             pairs.push(Pair {
                 value,
                 from: block_of(parent).unwrap_or(NONE),
-                refused: tracked || ctx.may_replace(value) || ctx.global_val(value).is_some(),
+                refused: tracked || ctx.may_replace(value) || ctx.fixed_val(value).is_some(),
                 local: value == own_id || ids.get(&value).is_some(),
             });
         }
@@ -691,10 +693,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
                 // (A later logic result, or a phi: never known here.)
                 Some((LOGIC, i)) if i < j => Source::Logic(i, x),
                 Some((LOGIC | PHI, _)) => return None,
-                _ => match other(x, Val::Same(x)) {
-                    Source::Refused => return None,
-                    s => s,
-                },
+                _ => other(x, Val::Same(x)),
             };
         }
     }
@@ -900,7 +899,7 @@ fn plan_phis(words: &[u32], bufs: &mut Buffers) -> Option<()> {
     }
     for &(at, block, mark) in &bufs.marks {
         if matches!(mark, Mark::Reader) && bufs.live[block as usize] {
-            let iw = &words[at..at + (words[at] >> 16) as usize];
+            let iw = instruction(words, at);
             if iw.iter().any(|&x| folded(bufs, x).is_some()) && flat_ids(iw).is_none() {
                 return None;
             }
@@ -967,8 +966,8 @@ fn emit(
             continue;
         }
         for &(at, block, mark) in &bufs.marks[range(blk.marks)] {
-            let iw = &words[at..at + (words[at] >> 16) as usize];
-            if changes(iw, mark, bufs) {
+            if changes(words, at, mark, bufs) {
+                let iw = instruction(words, at);
                 out.take_input(run..at);
                 write_change(iw, mark, block, bufs, &mut out);
                 run = at + iw.len();
@@ -993,15 +992,24 @@ fn emit(
 
 /// True when the emit changes the marked instruction `iw` of a live
 /// block: a logic result that became a constant, a phi that loses pairs
-/// or goes, a reader of a phi that goes.
-fn changes(iw: &[u32], mark: Mark, bufs: &Buffers) -> bool {
+/// or goes, a reader of a phi that goes. (The instruction is at word
+/// `at`; only a reader's words are looked at, when a phi folds.)
+fn changes(words: &[u32], at: usize, mark: Mark, bufs: &Buffers) -> bool {
     match mark {
         Mark::Logic(j) => matches!(bufs.logic[j].value, Val::Const(_)),
         Mark::Phi(j) => bufs.phis[j].plan != PhiPlan::Keep,
         Mark::Reader => {
-            bufs.folded_phis > 0 && read_positions(iw).any(|p| folded(bufs, iw[p]).is_some())
+            bufs.folded_phis > 0 && {
+                let iw = instruction(words, at);
+                read_positions(iw).any(|p| folded(bufs, iw[p]).is_some())
+            }
         }
     }
+}
+
+/// The words of the instruction at word `at`.
+fn instruction(words: &[u32], at: usize) -> &[u32] {
+    &words[at..at + (words[at] >> 16) as usize]
 }
 
 /// The words of `iw` that the full rewrite reads as ids and may replace:

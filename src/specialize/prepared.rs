@@ -143,6 +143,7 @@ impl<'w> Prepared<'w> {
             None => rewrite_functions(&mut OneByOne {
                 m,
                 scratch: function::Scratch::default(),
+                last: None,
             })?,
         };
         ctx.constants = constants;
@@ -470,10 +471,12 @@ pub(super) trait RewriteSource {
 }
 
 /// Rewrites made on the calling thread as they are asked for, all in one
-/// scratch.
+/// scratch, each lent until the next is asked for (its storage then
+/// serves the next: no allocation a rewrite after the first).
 struct OneByOne<'p, 'w> {
     m: &'p Module<'w>,
     scratch: function::Scratch,
+    last: Option<function::Rewritten>,
 }
 
 impl RewriteSource for OneByOne<'_, '_> {
@@ -484,7 +487,11 @@ impl RewriteSource for OneByOne<'_, '_> {
         ctx: &Context<'_>,
         name: &str,
     ) -> Result<Cow<'_, function::Rewritten>> {
-        function::rewrite(self.m, ctx, f.start, f.end, name, &mut self.scratch).map(Cow::Owned)
+        if let Some(done) = self.last.take() {
+            self.scratch.recycle(done);
+        }
+        let r = function::rewrite(self.m, ctx, f.start, f.end, name, &mut self.scratch)?;
+        Ok(Cow::Borrowed(self.last.insert(r)))
     }
 }
 

@@ -110,6 +110,14 @@ pub(super) fn rewrite(
     full_rewrite(m, ctx, start, end, fname, scratch)
 }
 
+impl Scratch {
+    /// Takes back the storage of `r`, a rewrite no longer needed, for the
+    /// next rewrite made in this scratch (see [`Writing::finish`]).
+    pub(in crate::specialize) fn recycle(&mut self, r: Rewritten) {
+        self.emitted.recycle(r);
+    }
+}
+
 /// Reads the function in `m.words[start..end]` the quick way
 /// ([`quick::read_function`]) into `scratch`, for [`rewrite_read_quick`]
 /// with any context of the module: false when the full rewrite must take

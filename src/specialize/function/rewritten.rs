@@ -42,10 +42,10 @@ pub(crate) struct Rewritten {
     /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
     /// the rewrite records what it keeps of the input as it writes, so
     /// nothing has to find it again by comparing words.
-    spans: Box<[Span]>,
+    spans: Vec<Span>,
     /// [`Rewritten::own`], then [`Rewritten::callees`], then
     /// [`Rewritten::removed_ids`].
-    lists: Box<[u32]>,
+    lists: Vec<u32>,
     /// Where [`Rewritten::own`] ends in `lists`.
     own_end: usize,
     /// Where [`Rewritten::callees`] ends in `lists`.
@@ -136,18 +136,26 @@ impl Writing {
     }
 
     /// The rewrite, its lists copied into exactly sized storage (so that
-    /// rewrites kept for a while take no more memory than they fill); the
-    /// lists' storage goes back to `slot` for the next rewrite.
+    /// rewrites kept for a while take no more memory than they fill), or
+    /// into the storage of a rewrite given back to `slot`
+    /// ([`Emitted::recycle`]), where there is one; the lists' storage goes
+    /// back to `slot` for the next rewrite.
     pub(super) fn finish(self, slot: &mut Emitted) -> Rewritten {
-        let mut lists =
-            Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len());
+        let (mut spans, mut lists) = match slot.spare.take() {
+            Some((mut spans, mut lists)) => (cleared(&mut spans), cleared(&mut lists)),
+            None => (
+                Vec::with_capacity(self.spans.len()),
+                Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len()),
+            ),
+        };
+        spans.extend_from_slice(&self.spans);
         lists.extend_from_slice(&self.own);
         lists.extend_from_slice(&self.callees);
         let (own_end, callees_end) = (self.own.len(), lists.len());
         lists.extend_from_slice(&self.removed_ids);
         let out = Rewritten {
-            spans: self.spans.as_slice().into(),
-            lists: lists.into_boxed_slice(),
+            spans,
+            lists,
             own_end,
             callees_end,
             bad_uses: self.bad_uses,
@@ -158,12 +166,8 @@ impl Writing {
             constant_uses: self.constant_uses,
             chain_defs: self.chain_defs,
         };
-        *slot = Emitted {
-            spans: self.spans,
-            own: self.own,
-            removed_ids: self.removed_ids,
-            callees: self.callees,
-        };
+        (slot.spans, slot.own, slot.removed_ids, slot.callees) =
+            (self.spans, self.own, self.removed_ids, self.callees);
         out
     }
 
@@ -204,4 +208,16 @@ pub(super) struct Emitted {
     own: Vec<u32>,
     removed_ids: Vec<u32>,
     callees: Vec<u32>,
+    /// The storage of a rewrite given back ([`Emitted::recycle`]), for
+    /// the next [`Writing::finish`].
+    spare: Option<(Vec<Span>, Vec<u32>)>,
+}
+
+impl Emitted {
+    /// Takes back the storage of `r`, a rewrite no longer needed, for the
+    /// next rewrite's lists: a caller that keeps one rewrite at a time
+    /// then allocates none after the first.
+    pub(super) fn recycle(&mut self, r: Rewritten) {
+        self.spare = Some((r.spans, r.lists));
+    }
 }

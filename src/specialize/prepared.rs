@@ -744,6 +744,86 @@ mod tests {
         (quick, todo.len())
     }
 
+    /// The only function of `words` to rewrite: its words' range.
+    fn the_function_to_rewrite(words: &[u32]) -> std::ops::Range<usize> {
+        let p = Prepared::new(words, Endian::Little).unwrap();
+        let a = p.analysis.as_ref().unwrap();
+        let [k] = a.scan.to_rewrite() else {
+            panic!("not one function to rewrite");
+        };
+        let f = &p.m.functions[*k as usize];
+        f.start..f.end
+    }
+
+    /// The word index of each instruction of `words[range]`.
+    fn instruction_starts(words: &[u32], range: std::ops::Range<usize>) -> Vec<usize> {
+        let mut at = range.start;
+        std::iter::from_fn(|| {
+            let here = (at < range.end).then_some(at)?;
+            at += (words[here] >> 16) as usize;
+            Some(here)
+        })
+        .collect()
+    }
+
+    #[test]
+    fn a_function_numbered_away_from_its_first_result_takes_the_quick_way() {
+        // dispatch-chain's kernel with its first parameter (the centre of
+        // the window the read guesses) renumbered past every other id: its
+        // other results fall outside the guessed window, and the read
+        // starts again in the exact one.
+        let words = golden_words("dispatch-chain");
+        let f = the_function_to_rewrite(&words);
+        let param = f.start + (words[f.start] >> 16) as usize;
+        assert_eq!(words[param] & 0xffff, u32::from(op::FunctionParameter));
+        let (old, new) = (words[param + 2], words[3] + 300);
+        let mut moved = words.clone();
+        moved[3] = new + 1;
+        for w in &mut moved[5..] {
+            if *w == old {
+                *w = new;
+            }
+        }
+        let tables = ArchTables::embedded();
+        for t in ["gfx950", "gfx1100", "gfx900"] {
+            assert_eq!(quick_ways(&moved, t), (1, 1), "{t}");
+            // (Debug builds check the quick rewrite against the full one.)
+            let p = Prepared::new(&moved, Endian::Little).unwrap();
+            p.specialize(&tables.target(t).unwrap(), &Options::default())
+                .unwrap();
+        }
+    }
+
+    #[test]
+    fn a_phi_read_before_its_definition_is_left_to_the_full_rewrite() {
+        // dispatch-chain's kernel with `OpCopyObject` of its join phi's
+        // result in the entry block, before the phi (invalid: the phi does
+        // not dominate it). The quick read meets the phi's id before its
+        // definition and declines at the end.
+        let words = golden_words("dispatch-chain");
+        let f = the_function_to_rewrite(&words);
+        let starts = instruction_starts(&words, f);
+        let label = starts
+            .iter()
+            .find(|&&at| words[at] & 0xffff == u32::from(op::Label));
+        let phi = starts
+            .iter()
+            .find(|&&at| words[at] & 0xffff == u32::from(op::Phi));
+        let (&label, &phi) = (label.unwrap(), phi.unwrap());
+        let copy = [
+            crate::module::header_word(4, spirv::Op::CopyObject as u16),
+            words[phi + 1],
+            words[3],
+            words[phi + 2],
+        ];
+        let mut w = words.clone();
+        w[3] += 1;
+        w.splice(label + 2..label + 2, copy);
+        for t in ["gfx950", "gfx1100", "gfx900"] {
+            assert_eq!(quick_ways(&w, t), (0, 1), "{t}");
+        }
+    }
+
     #[test]
     fn the_common_shapes_take_the_quick_way() {
         // llc-22's dispatch chain (a join phi folds to one value), and the

@@ -2,10 +2,14 @@
 //!
 //! A producer numbers a function's results in one run, so the ids a
 //! function defines fill a narrow window `[lo, lo + len)` of the id space.
-//! [`LocalMap`] keeps one slot per id of that window (found by a pre-pass
-//! over the function's result words) and sends any key outside it to a
-//! hash map, so a hostile numbering costs speed, never correctness or
-//! memory beyond a small multiple of the function's size.
+//! [`LocalMap`] (the full rewrite's) keeps one slot per id of that window
+//! (found by a pre-pass over the function's result words) and sends any
+//! key outside it to a hash map, so a hostile numbering costs speed, never
+//! correctness or memory beyond a small multiple of the function's size.
+//! [`StampedMap`] (the quick read's) keeps only the window, which it
+//! need not know exactly ([`Window::around`] a function's first result
+//! serves most functions without a pre-pass), and is emptied from one
+//! function to the next without a write to its slots.
 
 use crate::fastmap::Map as HashMap;
 
@@ -29,6 +33,19 @@ impl Window {
             return Window::default();
         }
         Window { lo, len }
+    }
+
+    /// The window of `words` words' ids on either side of `id`: room for
+    /// every id a function of `words` words defines when its producer
+    /// numbered them in one run that takes in `id`, whatever their order.
+    pub(super) fn around(id: u32, words: usize) -> Window {
+        let words = u32::try_from(words).unwrap_or(u32::MAX);
+        let lo = id.saturating_sub(words);
+        let hi = id.saturating_add(words);
+        Window {
+            lo,
+            len: (hi - lo) as usize + 1,
+        }
     }
 
     /// The slot of `id`, when it is in the window.
@@ -108,22 +125,6 @@ impl LocalMap {
         }
     }
 
-    /// Sets `id`'s value to `new` if it is `expected`; true when it was.
-    pub(super) fn replace_if(&mut self, id: u32, expected: usize, new: usize) -> bool {
-        let slot = match self.slot_mut(id) {
-            Some(v) => v,
-            None => match self.outside.get_mut(&id) {
-                Some(v) => v,
-                None => return false,
-            },
-        };
-        let hit = *slot == expected;
-        if hit {
-            *slot = new;
-        }
-        hit
-    }
-
     /// The slot of `id` when it is in the window and has no value.
     #[inline]
     pub(super) fn free_slot(&self, id: u32) -> Option<usize> {
@@ -156,40 +157,9 @@ impl LocalMap {
         }
     }
 
-    /// The map to read in a loop: its parts copied out, so that they
-    /// stay in registers.
-    #[inline(always)]
-    pub(super) fn view(&self) -> LocalView<'_> {
-        LocalView {
-            lo: self.window.lo,
-            slots: &self.slots,
-            outside: (!self.outside.is_empty()).then_some(&self.outside),
-        }
-    }
-
     /// True when `id` has a value.
     pub(super) fn contains_key(&self, id: &u32) -> bool {
         self.get(id).is_some()
-    }
-}
-
-/// A [`LocalMap`] to read ([`LocalMap::view`]).
-#[derive(Clone, Copy)]
-pub(super) struct LocalView<'a> {
-    lo: u32,
-    slots: &'a [usize],
-    /// The map outside the window, when it holds anything.
-    outside: Option<&'a HashMap<u32, usize>>,
-}
-
-impl LocalView<'_> {
-    /// The value of `id`, as [`LocalMap::get`] gives it.
-    #[inline(always)]
-    pub(super) fn get(&self, id: u32) -> Option<usize> {
-        match self.slots.get(id.wrapping_sub(self.lo) as usize) {
-            Some(&v) => (v != usize::MAX).then_some(v),
-            None => self.outside.and_then(|m| m.get(&id).copied()),
-        }
     }
 }
 
@@ -201,9 +171,160 @@ impl std::ops::Index<&u32> for LocalMap {
     }
 }
 
+/// What [`StampedMap::define`] did.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Define {
+    /// The id had no value and has the one given.
+    New,
+    /// The id has a value already.
+    Taken,
+    /// The id is outside the window.
+    Outside,
+}
+
+/// A map from ids to values below 2²⁴, dense over a window and nothing
+/// else, emptied without touching its slots: each slot holds the
+/// generation that wrote it above its value, and a slot of another
+/// generation has no value. The slots only grow, to the largest window
+/// asked for, and are cleared once every 255 generations, so a run of
+/// functions fills them about once (four bytes a slot).
+#[derive(Default)]
+pub(super) struct StampedMap {
+    lo: u32,
+    /// Each slot: its generation in the top byte, its value below.
+    slots: Vec<u32>,
+    /// The current generation, 1 to 255 (0 marks a slot never written).
+    generation: u32,
+}
+
+/// The bits of a [`StampedMap`] slot that hold its value.
+const VALUE_BITS: u32 = 24;
+
+impl StampedMap {
+    /// Empties the map and gives it a slot for every id of `window` at
+    /// least (its slots past the window serve the ids after it).
+    pub(super) fn reset(&mut self, window: Window) {
+        self.generation += 1;
+        if self.generation >> (32 - VALUE_BITS) != 0 {
+            // (Generations start again: no slot may hold a current one.)
+            self.slots.fill(0);
+            self.generation = 1;
+        }
+        if self.slots.len() < window.len {
+            self.slots.resize(window.len, 0);
+        }
+        self.lo = window.lo;
+    }
+
+    /// The value of `id`.
+    #[inline(always)]
+    pub(super) fn get(&self, id: u32) -> Option<usize> {
+        self.view().get(id)
+    }
+
+    /// Gives `id` the value `value` when it is in the window, has none,
+    /// and `value` is below 2²⁴; else changes nothing and says why.
+    #[inline(always)]
+    pub(super) fn define(&mut self, id: u32, value: usize) -> Define {
+        let generation = self.generation;
+        match self.slots.get_mut(id.wrapping_sub(self.lo) as usize) {
+            Some(slot) if *slot >> VALUE_BITS == generation => Define::Taken,
+            // (Values are indices of a function's instructions.)
+            Some(slot) if value < 1 << VALUE_BITS => {
+                *slot = generation << VALUE_BITS | value as u32;
+                Define::New
+            }
+            _ => Define::Outside,
+        }
+    }
+
+    /// The map to read in a loop: its parts copied out, so that they
+    /// stay in registers.
+    #[inline(always)]
+    pub(super) fn view(&self) -> StampedView<'_> {
+        StampedView {
+            lo: self.lo,
+            slots: &self.slots,
+            generation: self.generation,
+        }
+    }
+}
+
+/// A [`StampedMap`] to read ([`StampedMap::view`]).
+#[derive(Clone, Copy)]
+pub(super) struct StampedView<'a> {
+    lo: u32,
+    slots: &'a [u32],
+    generation: u32,
+}
+
+/// What [`StampedView::slot`] finds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Slot {
+    /// The id is in the window and has this value.
+    Value(usize),
+    /// The id is in the window and has no value.
+    Empty,
+    /// The id is outside the window.
+    Outside,
+}
+
+impl StampedView<'_> {
+    /// What the slot of `id` holds.
+    #[inline(always)]
+    pub(super) fn slot(&self, id: u32) -> Slot {
+        // (A slot of this generation holds its value with the stamp on
+        // top: taking the stamp off leaves the value, below 2²⁴; any
+        // other stamp leaves more.)
+        match self.slots.get(id.wrapping_sub(self.lo) as usize) {
+            Some(&s) => match s ^ self.generation << VALUE_BITS {
+                v if v < 1 << VALUE_BITS => Slot::Value(v as usize),
+                _ => Slot::Empty,
+            },
+            None => Slot::Outside,
+        }
+    }
+
+    /// The value of `id`.
+    #[inline(always)]
+    pub(super) fn get(&self, id: u32) -> Option<usize> {
+        match self.slot(id) {
+            Slot::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{LocalMap, Window};
+    use super::{Define, LocalMap, Slot, StampedMap, Window};
+
+    #[test]
+    fn a_stamped_map_empties_in_one_step_and_keeps_to_its_window() {
+        let mut m = StampedMap::default();
+        m.reset(Window::new(10, 20, 4));
+        assert_eq!(m.define(10, 1), Define::New);
+        assert_eq!(m.define(20, 2), Define::New);
+        assert_eq!(m.define(10, 3), Define::Taken);
+        assert_eq!(m.define(9, 3), Define::Outside);
+        assert_eq!(m.define(21, 3), Define::Outside);
+        assert_eq!(m.define(11, 1 << 24), Define::Outside);
+        assert_eq!((m.get(10), m.get(20), m.get(11)), (Some(1), Some(2), None));
+        assert_eq!(m.view().slot(15), Slot::Empty);
+        assert_eq!(m.view().slot(5), Slot::Outside);
+        // A window starting higher: the old values are gone, the slots
+        // reach past it.
+        m.reset(Window::new(15, 16, 1));
+        assert_eq!((m.get(15), m.get(20)), (None, None));
+        assert_eq!(m.define(25, 4), Define::New);
+        assert_eq!(m.get(25), Some(4));
+        // Generations start again without a stale slot coming back.
+        m.generation = 255;
+        m.reset(Window::new(15, 16, 1));
+        assert_eq!(m.get(25), None);
+        assert_eq!(m.define(25, 5), Define::New);
+        assert_eq!(m.get(25), Some(5));
+    }
 
     #[test]
     fn inside_and_outside_the_window_agree() {

@@ -24,7 +24,11 @@
 //! range, a layout that is not flat); a phi reading a predicate, a logic
 //! result, a phi or a constant; a logic result that folds to another id
 //! or stays varying on a predicate; an order that would change; and every
-//! structure error (the full rewrite reports those). The read does not
+//! structure error (the full rewrite reports those). The read maps the
+//! function's results in a window guessed around its first result; a
+//! result outside it makes the read start again in the exact window a walk
+//! over the headers finds, and a word read before the logic instruction or
+//! phi that defines it is refused at the end. The read does not
 //! depend on the predicates' values, so a batch reads a function once and
 //! rewrites it for each set ([`rewrite_read`]). Builds with debug
 //! assertions (the tests) and fuzz builds run the full rewrite too and
@@ -36,7 +40,7 @@ use crate::operands::{flat_ids, op};
 use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
 use super::decode::{OpInfo, op_infos};
-use super::local_ids::{LocalMap, Window};
+use super::local_ids::{Define, Slot, StampedMap, StampedView, Window};
 use super::{Emitted, Rewritten, Writing};
 
 /// "None": no block chosen, no target.
@@ -48,11 +52,11 @@ const PLAIN: usize = 0;
 const LABEL: usize = 1;
 const LOGIC: usize = 2;
 const PHI: usize = 3;
-/// The index of a logic or phi result seen in the header walk but not yet
-/// defined in the read (small enough that no kind makes it
-/// [`LocalMap`]'s mark of an empty slot, `usize::MAX`).
-const PENDING: usize = usize::MAX >> 3;
-const _: () = assert!(PENDING << 2 | PHI < usize::MAX);
+
+/// The largest function body, in words, read first with a window guessed
+/// around its first result ([`Window::around`], two slots a word): a
+/// larger one takes the exact window at once.
+const GUESSED_UP_TO: usize = 1 << 16;
 
 /// How a block ends.
 #[derive(Clone, Copy)]
@@ -169,7 +173,7 @@ enum Mark {
 #[derive(Default)]
 pub(super) struct Buffers {
     /// Each local result id: its kind and index ([`PLAIN`], …).
-    ids: LocalMap,
+    ids: StampedMap,
     blocks: Vec<Block>,
     logic: Vec<Logic>,
     phis: Vec<Phi>,
@@ -184,8 +188,12 @@ pub(super) struct Buffers {
     /// The result ids of the instructions of each block after its label,
     /// in order.
     results: Vec<u32>,
-    /// The results of logic instructions and phis, from the header walk.
-    tracked: Vec<(u32, usize)>,
+    /// The operand words of ordinary instructions and `OpReturnValue`
+    /// that were ids of the window with no value yet when read: a
+    /// result defined later, or a module-scope id.
+    forward: Vec<u32>,
+    /// True when the read stopped at a result outside the window.
+    spilled: bool,
     /// The blocks whose branch condition is a logic result, with the
     /// logic instruction's index (found by [`resolve`]).
     logic_tests: Vec<(u32, usize)>,
@@ -204,10 +212,13 @@ impl Buffers {
         self.marks.clear();
         self.callees.clear();
         self.results.clear();
+        self.forward.clear();
+        self.spilled = false;
         self.blocks.reserve(words / 32);
         self.results.reserve(words / 4);
         self.callees.reserve(words / 32);
         self.marks.reserve(words / 32);
+        self.forward.reserve(words / 8);
     }
 }
 
@@ -228,14 +239,28 @@ pub(super) fn read_function(
     if words[end_at] != header_word(1, op::FunctionEnd) {
         return None;
     }
-    let window = header_walk(words, first, end_at, &mut bufs.tracked)?;
-    bufs.ids.reset(window);
-    for &(id, kind) in &bufs.tracked {
-        if !bufs.ids.insert_new(id, PENDING << 2 | kind) {
+    // The window guessed around the first result costs nothing to find;
+    // a result outside it sends the read back to the header walk's.
+    let guess = first_result(words, first, end_at)
+        .filter(|_| end_at - first <= GUESSED_UP_TO)
+        .map(|id| Window::around(id, end_at - first));
+    let exact = || header_walk(words, first, end_at);
+    if read(
+        words,
+        ctx,
+        first,
+        end_at,
+        guess.or_else(exact)?,
+        bound,
+        bufs,
+    )
+    .is_none()
+    {
+        if !(bufs.spilled && guess.is_some()) {
             return None;
         }
+        read(words, ctx, first, end_at, exact()?, bound, bufs)?;
     }
-    read(words, ctx, first, end_at, bound, bufs)?;
     own_header_stays(&words[start..first], ctx, bound, &bufs.ids)?;
     resolve(words, ctx, start, bufs)
 }
@@ -258,117 +283,92 @@ pub(super) fn rewrite_read(
     Some(emit(words, start, end, bufs, emitted))
 }
 
-/// What the header walk needs of an opcode: the word of its result (0:
-/// none) and its [`Kind`].
-#[derive(Clone, Copy)]
-struct Shape {
-    result: u8,
-    kind: Kind,
+/// The first result id of a function body at word `first` (a
+/// parameter's or the first label's), if it starts with either.
+fn first_result(words: &[u32], first: usize, end_at: usize) -> Option<u32> {
+    match *words.get(first..end_at)? {
+        [head, _, id, ..] if head == header_word(3, op::FunctionParameter) => Some(id),
+        [head, id, ..] if head == header_word(2, op::Label) => Some(id),
+        _ => None,
+    }
 }
 
-/// How the header walk treats an opcode.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Other,
-    Phi,
-    Logic,
-    /// The quick rewrite does not take a function holding one.
-    Refused,
-}
-
-/// [`Shape`] of the opcodes [`op_infos`] describes, indexed by opcode
-/// (built once a process); the others are refused.
-fn shapes() -> &'static [Shape] {
-    static TABLE: std::sync::OnceLock<Vec<Shape>> = std::sync::OnceLock::new();
-    TABLE.get_or_init(|| {
-        op_infos()
-            .iter()
-            .enumerate()
-            .map(|(opcode, info)| {
-                let kind = match opcode as u16 {
-                    op::Phi => Kind::Phi,
-                    o if is_logic(o) => Kind::Logic,
-                    op::Switch
-                    | op::SelectionMerge
-                    | op::LoopMerge
-                    | op::Select
-                    | op::Kill
-                    | op::TerminateInvocation
-                    | op::IgnoreIntersectionKHR
-                    | op::TerminateRayKHR
-                    | op::EmitMeshTasksEXT => Kind::Refused,
-                    _ => Kind::Other,
-                };
-                Shape {
-                    result: info.result,
-                    kind,
-                }
-            })
-            .collect()
-    })
-}
-
-/// Walks the headers from word `at` to `end`: the results of logic
-/// instructions and phis into `tracked`, with their kind, and the window
-/// of all result ids ([`Window`]). `None` at an instruction the quick
-/// rewrite does not take.
+/// Walks the headers from word `at` to `end`: the window of all result
+/// ids ([`Window`]). `None` at an opcode [`op_infos`] does not describe
+/// (the read does not take it).
 #[inline(never)]
-fn header_walk(
-    words: &[u32],
-    mut at: usize,
-    end: usize,
-    tracked: &mut Vec<(u32, usize)>,
-) -> Option<Window> {
-    let shapes = shapes();
-    tracked.clear();
+fn header_walk(words: &[u32], mut at: usize, end: usize) -> Option<Window> {
+    let infos = op_infos();
     let (mut lo, mut hi) = (u32::MAX, 0u32);
     let mut count = 1;
     let body = words.get(..end)?;
     while let Some(&head) = body.get(at) {
         let len = (head >> 16) as usize;
-        let shape = *shapes.get(head as u16 as usize)?;
+        let p = infos.get(head as u16 as usize)?.result as usize;
         count += 1;
-        let p = shape.result as usize;
         if p > 0 && p < len {
             let id = *body.get(at + p)?;
             lo = lo.min(id);
             hi = hi.max(id);
-            match shape.kind {
-                Kind::Phi => tracked.push((id, PHI)),
-                Kind::Logic => tracked.push((id, LOGIC)),
-                _ => {}
-            }
-        }
-        if shape.kind == Kind::Refused {
-            return None;
         }
         at += len.max(1);
     }
     Some(Window::new(lo, hi, count))
 }
 
-/// True when `x` is no id in range, or one the full rewrite would look at
-/// in an ordinary instruction or a branch target: a module-scope id it
-/// may replace, a logic result.
+/// True when `x` is an id in range that the full rewrite leaves alone
+/// where it is no local id: not a module-scope id it may replace.
 #[inline(always)]
-fn foreign(ctx: &Context<'_>, ids: &LocalMap, bound: u32, x: u32) -> bool {
-    !in_range(x, bound) || ctx.may_replace(x) || ids.get(&x).is_some_and(|&v| v & 3 == LOGIC)
+fn stays(ctx: &Context<'_>, bound: u32, x: u32) -> bool {
+    in_range(x, bound) && !ctx.may_replace(x)
+}
+
+/// Reads `x`, an operand word of an ordinary instruction or of
+/// `OpReturnValue` that [`stays`], as a local id: `None` for a logic
+/// result, true for a phi's; an id of the window with no value yet goes
+/// into `forward`, checked once the read is done.
+#[inline(always)]
+fn local_read(ids: StampedView<'_>, forward: &mut Vec<u32>, x: u32) -> Option<bool> {
+    match ids.slot(x) {
+        Slot::Empty => forward.push(x),
+        Slot::Value(v) if v & 3 == LOGIC => return None,
+        Slot::Value(v) if v & 3 == PHI => return Some(true),
+        _ => {}
+    }
+    Some(false)
+}
+
+/// Gives `id` the value `value` in `bufs.ids`: `None` when it has one
+/// already, or is outside the window (then `bufs.spilled`).
+#[inline(always)]
+fn define(bufs: &mut Buffers, id: u32, value: usize) -> Option<()> {
+    match bufs.ids.define(id, value) {
+        Define::New => Some(()),
+        Define::Taken => None,
+        Define::Outside => {
+            bufs.spilled = true;
+            None
+        }
+    }
 }
 
 /// Reads the instructions in `words[at..end_at]` (`end_at`: the
-/// `OpFunctionEnd`): the blocks, logic instructions, phis and calls;
-/// checks each operand word is an id in range that the full rewrite
-/// would leave alone. `None` at anything else.
+/// `OpFunctionEnd`), their results mapped in `window`: the blocks, logic
+/// instructions, phis and calls; checks each operand word is an id in
+/// range that the full rewrite would leave alone. `None` at anything
+/// else, and at a result outside the window (`bufs.spilled`).
 #[inline(never)]
 fn read(
     words: &[u32],
     ctx: &Context<'_>,
     mut at: usize,
     end_at: usize,
+    window: Window,
     bound: u32,
     bufs: &mut Buffers,
 ) -> Option<()> {
     bufs.clear_for(end_at - at);
+    bufs.ids.reset(window);
     let mut r = Reading {
         ctx,
         bound,
@@ -396,7 +396,14 @@ fn read(
         }
         at += len;
     }
-    (r.ended && r.block != NONE).then_some(())
+    if !r.ended || r.block == NONE {
+        return None;
+    }
+    // (An ordinary instruction read before the logic instruction or phi
+    // defining one of its words: the full rewrite may replace it.)
+    let ids = &bufs.ids;
+    let later = |&x: &u32| ids.get(x).is_some_and(|v| v & 3 >= LOGIC);
+    (!bufs.forward.iter().any(later)).then_some(())
 }
 
 /// True when `x` is an id in range (below the module's `bound`).
@@ -423,22 +430,19 @@ struct Reading<'a, 'c> {
 }
 
 impl Reading<'_, '_> {
-    /// An `OpLabel` at word `at`: a block begins. (A label whose id is a
-    /// logic result, which [`foreign`] would refuse, is refused by the
-    /// insertion: the header walk entered every logic result.)
+    /// An `OpLabel` at word `at`: a block begins. (A label whose id a
+    /// logic instruction defines too is refused at the second
+    /// definition.)
     #[inline(always)]
     fn label(&mut self, at: usize, iw: &[u32]) -> Option<()> {
         let &[_, label] = iw else {
             return None;
         };
-        let b = &mut *self.bufs;
-        if !self.ended
-            || !in_range(label, self.bound)
-            || self.ctx.may_replace(label)
-            || !b.ids.insert_new(label, (b.blocks.len() << 2) | LABEL)
-        {
+        if !self.ended || !stays(self.ctx, self.bound, label) {
             return None;
         }
+        let b = &mut *self.bufs;
+        define(b, label, (b.blocks.len() << 2) | LABEL)?;
         self.block = b.blocks.len() as u32;
         b.blocks.push(Block {
             label,
@@ -459,24 +463,26 @@ impl Reading<'_, '_> {
         Some(())
     }
 
-    /// A terminator (`opcode`) at word `at`: the block ends.
+    /// A terminator (`opcode`) at word `at`: the block ends. (A branch
+    /// target that is no label of the function, a logic result say, is
+    /// refused by [`resolve`].)
     #[inline(always)]
     fn terminator(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let (ctx, bound, block) = (self.ctx, self.bound, self.block);
         let b = &mut *self.bufs;
         let exit = match (opcode, iw) {
-            (op::Branch, &[_, t]) if !foreign(ctx, &b.ids, bound, t) => (Exit::Branch, 0, t, NONE),
+            (op::Branch, &[_, t]) if stays(ctx, bound, t) => (Exit::Branch, 0, t, NONE),
             (op::BranchConditional, &[_, cond, t, e])
                 if in_range(cond, bound)
                     && t != e
-                    && !foreign(ctx, &b.ids, bound, t)
-                    && !foreign(ctx, &b.ids, bound, e) =>
+                    && stays(ctx, bound, t)
+                    && stays(ctx, bound, e) =>
             {
                 (Exit::Conditional, cond, t, e)
             }
             (op::Return | op::Unreachable, &[_]) => (Exit::Leave, 0, NONE, NONE),
-            (op::ReturnValue, &[_, value]) if !foreign(ctx, &b.ids, bound, value) => {
-                if b.ids.get(&value).is_some_and(|&v| v & 3 == PHI) {
+            (op::ReturnValue, &[_, value]) if stays(ctx, bound, value) => {
+                if local_read(b.ids.view(), &mut b.forward, value)? {
                     b.marks.push((at, block, Mark::Reader));
                 }
                 (Exit::Leave, 0, NONE, NONE)
@@ -500,17 +506,10 @@ impl Reading<'_, '_> {
         let len = iw.len();
         let flat = len >= 3 && (len - 3).is_multiple_of(2);
         let b = &mut *self.bufs;
-        if self.block == NONE
-            || !flat
-            || !iw[1..]
-                .iter()
-                .all(|&x| in_range(x, self.bound) && !self.ctx.may_replace(x))
-            || !b
-                .ids
-                .replace_if(iw[2], PENDING << 2 | PHI, b.phis.len() << 2 | PHI)
-        {
+        if self.block == NONE || !flat || !iw[1..].iter().all(|&x| stays(self.ctx, self.bound, x)) {
             return None;
         }
+        define(b, iw[2], b.phis.len() << 2 | PHI)?;
         b.marks.push((at, self.block, Mark::Phi(b.phis.len())));
         b.results.push(iw[2]);
         b.phis.push(Phi {
@@ -533,12 +532,10 @@ impl Reading<'_, '_> {
             || !iw[1..].iter().all(|&x| in_range(x, self.bound))
             || self.ctx.may_replace(iw[1])
             || self.ctx.may_replace(iw[2])
-            || !b
-                .ids
-                .replace_if(iw[2], PENDING << 2 | LOGIC, b.logic.len() << 2 | LOGIC)
         {
             return None;
         }
+        define(b, iw[2], b.logic.len() << 2 | LOGIC)?;
         b.marks.push((at, self.block, Mark::Logic(b.logic.len())));
         b.results.push(iw[2]);
         b.logic.push(Logic {
@@ -557,19 +554,6 @@ impl Reading<'_, '_> {
     #[inline(always)]
     fn ordinary(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let info = self.infos.get(opcode as usize)?;
-        let b = &mut *self.bufs;
-        let mut reads_phi = false;
-        let ids = b.ids.view();
-        for &x in &iw[1..] {
-            if !in_range(x, self.bound) || self.ctx.may_replace(x) {
-                return None;
-            }
-            match ids.get(x).map(|v| v & 3) {
-                Some(LOGIC) => return None,
-                Some(PHI) => reads_phi = true,
-                _ => {}
-            }
-        }
         let plain = info.plain
             && iw.len() >= info.flat_min as usize
             && (!info.exact || flat_ids(iw).is_some());
@@ -577,8 +561,21 @@ impl Reading<'_, '_> {
             0 => 0,
             p => *iw.get(p as usize)?,
         };
-        if !plain || (result != 0 && !b.ids.insert_new(result, PLAIN)) {
+        if !plain {
             return None;
+        }
+        let b = &mut *self.bufs;
+        // (Defined first, so that its own word reads as a local id.)
+        if result != 0 {
+            define(b, result, PLAIN)?;
+        }
+        let mut reads_phi = false;
+        let ids = b.ids.view();
+        for &x in &iw[1..] {
+            if !stays(self.ctx, self.bound, x) {
+                return None;
+            }
+            reads_phi |= local_read(ids, &mut b.forward, x)?;
         }
         if reads_phi {
             // (Before the first label, the full rewrite would rewrite it
@@ -605,14 +602,14 @@ impl Reading<'_, '_> {
 /// that the rewrite leaves alone, and that no instruction of the body
 /// defines its id again.
 #[inline(never)]
-fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &LocalMap) -> Option<()> {
+fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &StampedMap) -> Option<()> {
     let [_, ty, id, _, fn_ty] = *header else {
         return None;
     };
     let stays = |x: u32| {
-        in_range(x, bound) && !ctx.may_replace(x) && ids.get(&x).is_none_or(|&v| v & 3 < LOGIC)
+        in_range(x, bound) && !ctx.may_replace(x) && ids.get(x).is_none_or(|v| v & 3 < LOGIC)
     };
-    (stays(ty) && stays(id) && stays(fn_ty) && ids.get(&id).is_none()).then_some(())
+    (stays(ty) && stays(id) && stays(fn_ty) && ids.get(id).is_none()).then_some(())
 }
 
 /// Resolves branch targets to blocks of the function, and finds what
@@ -631,8 +628,8 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         logic_tests,
         ..
     } = bufs;
-    let block_of = |label: u32| match ids.get(&label) {
-        Some(&v) if v & 3 == LABEL => Some((v >> 2) as u32),
+    let block_of = |label: u32| match ids.get(label) {
+        Some(v) if v & 3 == LABEL => Some((v >> 2) as u32),
         _ => None,
     };
     // Any id but a logic result or a phi, as the lattice reads it: a
@@ -653,7 +650,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
             b.e = block_of(b.e)?;
         }
         if let Exit::Conditional = b.exit {
-            b.test = match ids.get(&b.cond).map(|&v| (v & 3, v >> 2)) {
+            b.test = match ids.get(b.cond).map(|v| (v & 3, v >> 2)) {
                 Some((LOGIC, i)) => {
                     logic_tests.push((k as u32, i));
                     Source::Logic(i, b.cond)
@@ -670,12 +667,12 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         let first = pairs.len() as u32;
         for pair in w[3..].chunks(2) {
             let (value, parent) = (pair[0], pair[1]);
-            let tracked = ids.get(&value).is_some_and(|&x| x & 3 >= LOGIC);
+            let tracked = ids.get(value).is_some_and(|x| x & 3 >= LOGIC);
             pairs.push(Pair {
                 value,
                 from: block_of(parent).unwrap_or(NONE),
                 refused: tracked || ctx.may_replace(value) || ctx.fixed_val(value).is_some(),
-                local: value == own_id || ids.get(&value).is_some(),
+                local: value == own_id || ids.get(value).is_some(),
             });
         }
         phi.pairs = (first, pairs.len() as u32);
@@ -689,7 +686,7 @@ fn resolve(words: &[u32], ctx: &Context<'_>, start: usize, bufs: &mut Buffers) -
         };
         for k in 0..operands {
             let x = w[3 + k];
-            logic[j].reads[k] = match ids.get(&x).map(|&v| (v & 3, v >> 2)) {
+            logic[j].reads[k] = match ids.get(x).map(|v| (v & 3, v >> 2)) {
                 // (A later logic result, or a phi: never known here.)
                 Some((LOGIC, i)) if i < j => Source::Logic(i, x),
                 Some((LOGIC | PHI, _)) => return None,
@@ -755,9 +752,9 @@ fn evaluate(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
 /// it. `None` when the full rewrite would see anything but a constant or
 /// a value it cannot know.
 #[inline]
-fn condition(ctx: &Context<'_>, bufs: &Buffers, test: Source) -> Option<Val> {
+fn condition(ctx: &Context<'_>, logic: &[Logic], test: Source) -> Option<Val> {
     match test {
-        Source::Logic(i, _) => Some(bufs.logic[i].value),
+        Source::Logic(i, _) => Some(logic[i].value),
         Source::Fixed(v) => Some(v),
         Source::Decided(x) => match ctx.global_val(x) {
             Some(v @ Val::Const(_)) => Some(v),
@@ -776,40 +773,51 @@ fn condition(ctx: &Context<'_>, bufs: &Buffers, test: Source) -> Option<Val> {
 /// condition the full rewrite would not see as a constant or unknowable.
 #[inline(never)]
 fn reach(ctx: &Context<'_>, bufs: &mut Buffers) -> Option<()> {
-    let n = bufs.blocks.len();
-    bufs.live.clear();
-    bufs.live.resize(n, false);
-    bufs.live[0] = true;
-    for b in 0..n {
-        bufs.blocks[b].decided = NONE;
-        if !bufs.live[b] {
+    let Buffers {
+        blocks,
+        live,
+        logic,
+        ..
+    } = bufs;
+    live.clear();
+    live.resize(blocks.len(), false);
+    *live.first_mut()? = true;
+    for (b, blk) in blocks.iter_mut().enumerate() {
+        blk.decided = NONE;
+        if !live[b] {
             continue;
         }
-        let blk = bufs.blocks[b];
-        let targets = match blk.exit {
-            Exit::Leave => [NONE, NONE],
-            Exit::Branch => [blk.t, NONE],
-            Exit::Conditional => match condition(ctx, bufs, blk.test)? {
+        let (t, e) = match blk.exit {
+            Exit::Leave => continue,
+            Exit::Branch => (blk.t, NONE),
+            Exit::Conditional => match condition(ctx, logic, blk.test)? {
                 Val::Const(c) => {
-                    let keep = if c { blk.t } else { blk.e };
-                    bufs.blocks[b].decided = keep;
-                    [keep, NONE]
+                    blk.decided = if c { blk.t } else { blk.e };
+                    (blk.decided, NONE)
                 }
-                _ => [blk.t, blk.e],
+                _ => (blk.t, blk.e),
             },
         };
-        for t in targets.into_iter().filter(|&t| t != NONE) {
-            let t = t as usize;
-            if t > b {
-                bufs.live[t] = true;
-            } else if !bufs.live[t] {
-                // (Blocks up to `b` are settled: `t` is reached, if at
-                // all, only through a later block.)
-                return None;
-            }
+        reach_edge(live, b, t)?;
+        if e != NONE {
+            reach_edge(live, b, e)?;
         }
     }
     Some(())
+}
+
+/// Marks block `t`, a target of live block `b`, live. (Blocks up to `b`
+/// are settled: `None` when `t` is one of them not yet live, which a
+/// later block could reach only going back.)
+#[inline(always)]
+fn reach_edge(live: &mut [bool], b: usize, t: u32) -> Option<()> {
+    let t = t as usize;
+    if t > b {
+        *live.get_mut(t)? = true;
+        Some(())
+    } else {
+        live.get(t).copied()?.then_some(())
+    }
 }
 
 /// True when the edge `from → to` stays (as the full rewrite keeps edges).
@@ -911,8 +919,8 @@ fn plan_phis(words: &[u32], bufs: &mut Buffers) -> Option<()> {
 /// The id that replaces `x` when it is a folded phi's result.
 #[inline]
 fn folded(bufs: &Buffers, x: u32) -> Option<u32> {
-    match bufs.ids.get(&x) {
-        Some(&v) if v & 3 == PHI => match bufs.phis[v >> 2].plan {
+    match bufs.ids.get(x) {
+        Some(v) if v & 3 == PHI => match bufs.phis[v >> 2].plan {
             PhiPlan::Fold(id) => Some(id),
             _ => None,
         },
@@ -951,8 +959,8 @@ fn emit(
     let range = |(from, to): (u32, u32)| from as usize..to as usize;
     // Where the input not yet taken starts, and the callees not yet taken.
     let (mut run, mut callees_from) = (start, 0);
-    for (b, blk) in blocks.iter().enumerate() {
-        if !bufs.live[b] {
+    for (blk, &live) in blocks.iter().zip(&bufs.live) {
+        if !live {
             out.take_input(run..blk.label_at);
             run = blk.end;
             let (first, past) = (blk.callees.0 as usize, blk.callees.1 as usize);
@@ -1037,7 +1045,7 @@ fn write_change(iw: &[u32], mark: Mark, block: u32, bufs: &Buffers, out: &mut Wr
             let start = out.own.len();
             out.own.extend_from_slice(&iw[..3]);
             for pair in iw[3..].chunks(2) {
-                let from = bufs.ids.get(&pair[1]).map_or(0, |&p| p >> 2);
+                let from = bufs.ids.get(pair[1]).map_or(0, |p| p >> 2);
                 if kept_edge(bufs, from, block) {
                     out.own.extend_from_slice(pair);
                 }

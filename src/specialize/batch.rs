@@ -20,6 +20,7 @@ use super::context::{Context, Replacement};
 use super::function::{self, Rewritten};
 use super::lattice::Val;
 use super::prepared::{Prepared, RewriteSource, resolve};
+use super::word_hits;
 use super::{Options, Report, Specialized, Words};
 use crate::parallel::{internal, map_parallel, map_parallel_with};
 
@@ -170,7 +171,8 @@ fn group_outputs(
     // The report's names of the rewritten functions, one list for all.
     let names = prepared.rewritten_names(a);
     // Phase 1, by function: decode once, rewrite once per distinct view.
-    let varying = contexts.iter().flatten().next().map(|c| c.varying());
+    let varying = (contexts.iter().flatten().next())
+        .map(|c| VaryingIds::new(c.varying(), prepared.m.words.len()));
     // (Each thread's scratch storage serves all its functions.)
     let by_function = map_parallel_with(
         predicated.len(),
@@ -182,7 +184,7 @@ fn group_outputs(
                 predicated[i] as usize,
                 &names[i],
                 &contexts,
-                varying,
+                varying.as_ref(),
                 scratch,
             )
         },
@@ -242,12 +244,13 @@ fn rewrite_for_all(
     k: usize,
     name: &str,
     contexts: &[Option<&Context<'_>>],
-    varying: Option<&IdSet>,
+    varying: Option<&VaryingIds<'_>>,
     scratch: &mut PhaseOneScratch,
 ) -> FunctionRewrites {
     let PhaseOneScratch {
         function: scratch,
         ids,
+        hits,
         views,
     } = scratch;
     let (m, f) = (&prepared.m, &prepared.m.functions[k]);
@@ -267,12 +270,7 @@ fn rewrite_for_all(
     .unwrap_or(false);
     let mut decoded: Option<Result<function::Func<'_>>> = None;
     ids.clear();
-    ids.extend(
-        m.words[f.start..f.end]
-            .iter()
-            .copied()
-            .filter(|&w| varying.contains(w)),
-    );
+    varying.find(&m.words[f.start..f.end], ids, hits);
     ids.sort_unstable();
     ids.dedup();
     views.clear();
@@ -318,6 +316,52 @@ struct PhaseOneScratch {
     function: function::Scratch,
     /// The ids of the function's words in [`Context::varying`], sorted.
     ids: Vec<u32>,
+    /// Where they are among the words ([`VaryingIds::find`]'s scratch).
+    hits: Vec<u32>,
     /// The views met so far, back to back (`ids.len()` entries each).
     views: Vec<(Option<Val>, Option<Replacement>)>,
+}
+
+/// [`Context::varying`], to find among a function's words: as a byte
+/// table for [`word_hits::find`] (sixteen words a step) where one serves,
+/// else as the set.
+struct VaryingIds<'c> {
+    set: &'c IdSet,
+    /// A byte for each id up to the set's largest (1: a member), and four
+    /// 0 bytes past it.
+    table: Option<Vec<u8>>,
+}
+
+impl<'c> VaryingIds<'c> {
+    /// `set`, with a table when the host can look words up in one and
+    /// its largest id is not far beyond a module of `module_words` words
+    /// (a hostile bound must not make us allocate gigabytes).
+    fn new(set: &'c IdSet, module_words: usize) -> VaryingIds<'c> {
+        let table = set
+            .iter()
+            .last()
+            .map(|max| max as usize + 5)
+            .filter(|&len| len <= module_words.max(1 << 16) && word_hits::available(len))
+            .map(|len| {
+                let mut table = vec![0u8; len];
+                for x in set.iter() {
+                    table[x as usize] = 1;
+                }
+                table
+            });
+        VaryingIds { set, table }
+    }
+
+    /// Appends the words of `words` in the set to `out`, in order
+    /// (`hits` is scratch).
+    fn find(&self, words: &[u32], out: &mut Vec<u32>, hits: &mut Vec<u32>) {
+        match &self.table {
+            Some(table) => {
+                hits.clear();
+                word_hits::find(table, words, hits);
+                out.extend(hits.iter().map(|&k| words[k as usize]));
+            }
+            None => out.extend(words.iter().copied().filter(|&w| self.set.contains(w))),
+        }
+    }
 }

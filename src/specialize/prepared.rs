@@ -755,17 +755,6 @@ mod tests {
         f.start..f.end
     }
 
-    /// The word index of each instruction of `words[range]`.
-    fn instruction_starts(words: &[u32], range: std::ops::Range<usize>) -> Vec<usize> {
-        let mut at = range.start;
-        std::iter::from_fn(|| {
-            let here = (at < range.end).then_some(at)?;
-            at += (words[here] >> 16) as usize;
-            Some(here)
-        })
-        .collect()
-    }
-
     #[test]
     fn a_function_numbered_away_from_its_first_result_takes_the_quick_way() {
         // dispatch-chain's kernel with its first parameter (the centre of
@@ -802,14 +791,13 @@ mod tests {
         // definition and declines at the end.
         let words = golden_words("dispatch-chain");
         let f = the_function_to_rewrite(&words);
-        let starts = instruction_starts(&words, f);
-        let label = starts
-            .iter()
-            .find(|&&at| words[at] & 0xffff == u32::from(op::Label));
-        let phi = starts
-            .iter()
-            .find(|&&at| words[at] & 0xffff == u32::from(op::Phi));
-        let (&label, &phi) = (label.unwrap(), phi.unwrap());
+        let first = |opcode: u16| {
+            crate::module::insts(&words, f.start, f.end)
+                .find(|i| i.opcode == opcode)
+                .unwrap()
+                .at
+        };
+        let (label, phi) = (first(op::Label), first(op::Phi));
         let copy = [
             crate::module::header_word(4, spirv::Op::CopyObject as u16),
             words[phi + 1],

@@ -245,17 +245,8 @@ pub(super) fn read_function(
         .filter(|_| end_at - first <= GUESSED_UP_TO)
         .map(|id| Window::around(id, end_at - first));
     let exact = || header_walk(words, first, end_at);
-    if read(
-        words,
-        ctx,
-        first,
-        end_at,
-        guess.or_else(exact)?,
-        bound,
-        bufs,
-    )
-    .is_none()
-    {
+    let window = guess.or_else(exact)?;
+    if read(words, ctx, first, end_at, window, bound, bufs).is_none() {
         if !(bufs.spilled && guess.is_some()) {
             return None;
         }
@@ -606,10 +597,8 @@ fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &Stamped
     let [_, ty, id, _, fn_ty] = *header else {
         return None;
     };
-    let stays = |x: u32| {
-        in_range(x, bound) && !ctx.may_replace(x) && ids.get(x).is_none_or(|v| v & 3 < LOGIC)
-    };
-    (stays(ty) && stays(id) && stays(fn_ty) && ids.get(id).is_none()).then_some(())
+    let kept = |x: u32| stays(ctx, bound, x) && ids.get(x).is_none_or(|v| v & 3 < LOGIC);
+    (kept(ty) && kept(id) && kept(fn_ty) && ids.get(id).is_none()).then_some(())
 }
 
 /// Resolves branch targets to blocks of the function, and finds what

@@ -4,7 +4,7 @@
 //! state of their own (storage reused from job to job). For one target:
 //! [`ahead`] computes jobs on other threads ahead of their turn while the
 //! calling thread takes the results in order. For two passes that need
-//! not wait for each other: [`join`].
+//! not wait for each other: [`join`]; for two halves of one: [`both`].
 //!
 //! `std::thread::scope` with an atomic job counter (or, for [`ahead`], a
 //! mutex and two condition variables) is all this needs: the jobs are
@@ -69,6 +69,25 @@ pub(crate) fn join<A: Send, B>(
         let b = b();
         (spawned.join().ok(), b)
     })
+}
+
+/// Runs `a` on a thread of its own while the calling thread runs `b`
+/// (on one core, `a` then `b`), for two halves of one job with no result
+/// of their own. A panic in `a` (a bug) goes on in the calling thread once
+/// `b` is done, as it would have without the thread.
+pub(crate) fn both(a: impl FnOnce() + Send, b: impl FnOnce()) {
+    if workers(2) < 2 {
+        a();
+        b();
+        return;
+    }
+    std::thread::scope(|s| {
+        let spawned = s.spawn(a);
+        b();
+        if let Err(panic) = spawned.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
 }
 
 /// Runs `job(i)` for every `i < jobs` on all cores, returning the results

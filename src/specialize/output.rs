@@ -7,15 +7,19 @@
 //! ranges, so only the words it changed or made are held.
 //! A writer streams the pieces to a file without ever holding the whole
 //! output; [`Output::to_words`] makes the one `Vec` that [`Specialized`]
-//! keeps for library users, and [`Detached::lay_down_in`] lays the pieces
-//! down in the input's own buffer instead
+//! keeps for library users (a large module's in two parts, on two cores:
+//! the copy into fresh pages, each a fault, took a quarter of an
+//! in-process run at 100 MB), and [`Detached::lay_down_in`] lays the
+//! pieces down in the input's own buffer instead
 //! ([`super::specialize_in_place`]).
 
 use std::borrow::Cow;
+use std::mem::MaybeUninit;
 use std::ops::Range;
 use std::sync::Arc;
 
 use crate::module::Endian;
+use crate::parallel;
 
 use super::function::Span;
 use super::{Report, Specialized, Words};
@@ -235,6 +239,18 @@ fn opened<'a>(edits: &'a [Piece], top: &'a Piece) -> &'a [Piece] {
     }
 }
 
+/// Copies `src` to the start of `dst`, words not yet written, and returns
+/// the rest of `dst` (as `<[MaybeUninit<u32>]>::write_copy_of_slice` would,
+/// which the crate's oldest supported Rust, 1.88, lacks).
+fn write_words<'a>(dst: &'a mut [MaybeUninit<u32>], src: &[u32]) -> &'a mut [MaybeUninit<u32>] {
+    let (head, rest) = dst.split_at_mut(src.len());
+    // SAFETY: `head` holds exactly `src.len()` words, and a `&mut` borrow
+    // cannot overlap the `&` borrow `src`; `MaybeUninit<u32>` has the
+    // layout of `u32`.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), head.as_mut_ptr().cast(), src.len()) };
+    rest
+}
+
 /// The words of an input or own piece.
 fn slice<'a>(input: &'a [u32], own: &'a [u32], p: Piece) -> &'a [u32] {
     match p.kind() {
@@ -335,56 +351,103 @@ impl<'w> Output<'w> {
     /// the new buffer (zeroed pages the kernel has not yet given, so the
     /// rest costs nothing until written) and the own buffer is freed; then
     /// the pieces are written back to front, own ones moved from that
-    /// head, and the edit lists are freed as they are used up (when they
-    /// are laid down in the order they were made, as the driver does).
+    /// head. A large module is made in two parts ([`Detached::halves`]),
+    /// each its own pieces' own words at its head and written back to
+    /// front on a thread of its own; in one part, the edit lists are freed
+    /// as they are used up (when they are laid down in the order they
+    /// were made, as the driver does).
     ///
     /// Nothing is overwritten before it is read: when a piece is written
-    /// to `[d, d + n)`, the own words not yet moved lie in `[0, head)` and
-    /// belong to it and the pieces before it, which fill `[0, d + n)`; the
-    /// pieces before it hold at most `d` of them, so an input piece's
-    /// place is past `head`, and an own piece's source, the last `n` of
-    /// them, ends at or before its place's end (moved with `copy_within`).
-    /// Leaves the output empty.
+    /// to `[d, d + n)` of its part, the own words not yet moved lie in
+    /// `[0, head)` of it and belong to it and the pieces before it, which
+    /// fill `[0, d + n)`; the pieces before it hold at most `d` of them,
+    /// so an input piece's place is past `head`, and an own piece's
+    /// source, the last `n` of them, ends at or before its place's end
+    /// (moved with `copy_within`). Leaves the output empty.
     fn gather_in_place(&mut self) -> Vec<u32> {
         let len = self.len_words();
         let mut words = vec![0u32; len];
         crate::huge_pages::advise(&mut words);
-        let mut head = 0;
-        for p in self.parts.flat_pieces().filter(|p| p.kind() == Kind::Own) {
-            words[head..head + p.len()].copy_from_slice(&self.parts.own[p.range()]);
-            head += p.len();
+        let parts = &mut self.parts;
+        // (In two parts on two threads, each its own pieces' own words at
+        // its head, when the module is large enough.)
+        let (k, mid) = parts.halves().unwrap_or((parts.pieces.len(), len));
+        let mut heads = [0, mid];
+        for (head, tops) in heads
+            .iter_mut()
+            .zip([&parts.pieces[..k], &parts.pieces[k..]])
+        {
+            let opened = tops.iter().flat_map(|top| opened(&parts.edits, top));
+            for p in opened.filter(|p| p.kind() == Kind::Own) {
+                words[*head..*head + p.len()].copy_from_slice(&parts.own[p.range()]);
+                *head += p.len();
+            }
         }
-        self.parts.own = Vec::new();
-        let in_order = self
-            .parts
-            .pieces
-            .iter()
+        parts.own = Vec::new();
+        let pieces = std::mem::take(&mut parts.pieces);
+        if k < pieces.len() {
+            let (front, back) = words.split_at_mut(mid);
+            let (edits, input) = (&parts.edits[..], self.input);
+            let lay = |part: &mut [u32], mut head: usize, tops: &[Piece]| {
+                let mut at = part.len();
+                for top in tops.iter().rev() {
+                    at = lay_back(part, at, &mut head, opened(edits, top), input);
+                }
+            };
+            parallel::both(
+                || lay(front, heads[0], &pieces[..k]),
+                || lay(back, heads[1] - mid, &pieces[k..]),
+            );
+            return words;
+        }
+        // In one part, the edit lists freed as they are used up (when they
+        // are laid down in the order they were made, as the driver does).
+        let in_order = (pieces.iter())
             .filter(|p| p.kind() == Kind::Edits)
             .map(|p| p.range())
             .is_sorted_by(|a, b| a.end <= b.start);
-        let pieces = std::mem::take(&mut self.parts.pieces);
-        let mut at = len;
+        let (mut at, mut head) = (len, heads[0]);
         for top in pieces.iter().rev() {
-            for p in opened(&self.parts.edits, top).iter().rev() {
-                let n = p.len();
-                at -= n;
-                match p.kind() {
-                    Kind::Own => {
-                        head -= n;
-                        words.copy_within(head..head + n, at);
-                    }
-                    _ => words[at..at + n].copy_from_slice(&self.input[p.range()]),
-                }
-            }
+            at = lay_back(
+                &mut words,
+                at,
+                &mut head,
+                opened(&parts.edits, top),
+                self.input,
+            );
             if in_order && top.kind() == Kind::Edits {
-                self.parts.edits.truncate(top.start());
-                if self.parts.edits.capacity() - self.parts.edits.len() >= RELEASE {
-                    self.parts.edits.shrink_to_fit();
+                parts.edits.truncate(top.start());
+                if parts.edits.capacity() - parts.edits.len() >= RELEASE {
+                    parts.edits.shrink_to_fit();
                 }
             }
         }
         words
     }
+}
+
+/// Lays `pieces` down back to front in `words`, ending at word `at`, the
+/// own pieces' words moved from those not yet moved, `words[..*head]`
+/// (see [`Output::gather_in_place`]); returns where they begin.
+fn lay_back(
+    words: &mut [u32],
+    mut at: usize,
+    head: &mut usize,
+    pieces: &[Piece],
+    input: &[u32],
+) -> usize {
+    for p in pieces.iter().rev() {
+        let n = p.len();
+        at -= n;
+        match p.kind() {
+            Kind::Own => {
+                *head -= n;
+                words.copy_within(*head..*head + n, at);
+            }
+            _ => words[at..at + n].copy_from_slice(&input[p.range()]),
+        }
+    }
+    at
 }
 
 /// An output but the input words it borrows: what an [`Output`] holds
@@ -439,15 +502,57 @@ impl Detached {
     fn gather(&self, input: &[u32]) -> Vec<u32> {
         let mut words = Vec::with_capacity(self.len);
         crate::huge_pages::advise(&mut words);
+        let free = &mut words.spare_capacity_mut()[..self.len];
+        match self.halves() {
+            Some((k, mid)) => {
+                let (front, back) = free.split_at_mut(mid);
+                parallel::both(
+                    || self.fill(input, &self.pieces[..k], front),
+                    || self.fill(input, &self.pieces[k..], back),
+                );
+            }
+            None => self.fill(input, &self.pieces, free),
+        }
+        // SAFETY: `fill` wrote every one of the `self.len` words (it
+        // panics otherwise).
+        unsafe { words.set_len(self.len) };
+        words
+    }
+
+    /// Writes the words of `tops` (top pieces) over `input` into `out`,
+    /// which they fill exactly.
+    fn fill(&self, input: &[u32], tops: &[Piece], mut out: &mut [MaybeUninit<u32>]) {
         // (Loops, not `flat_pieces`: a flattening iterator costs more a
         // piece.)
-        for top in &self.pieces {
+        for top in tops {
             for &p in opened(&self.edits, top) {
-                words.extend_from_slice(slice(input, &self.own, p));
+                out = write_words(out, slice(input, &self.own, p));
             }
         }
-        debug_assert_eq!(words.len(), self.len, "the pieces hold the module's words");
-        words
+        assert!(out.is_empty(), "the pieces fill the module's words");
+    }
+
+    /// Where the module splits in two parts of about equal words between
+    /// top pieces, to be gathered on two threads: the first top piece of
+    /// the second part and the word it starts at. `None` on one core and
+    /// for a module below [`parallel::pieces`]' size, where a thread costs
+    /// more than it saves. (A top piece holds at most a megaword, or one
+    /// function's edit list.)
+    fn halves(&self) -> Option<(usize, usize)> {
+        if parallel::pieces(self.len, 2) < 2 {
+            return None;
+        }
+        let mut at = 0;
+        for (k, top) in self.pieces.iter().enumerate() {
+            if at >= self.len / 2 {
+                return Some((k, at));
+            }
+            at += opened(&self.edits, top)
+                .iter()
+                .map(|p| p.len())
+                .sum::<usize>();
+        }
+        None
     }
 
     /// The input and own pieces in order (edit lists opened).
@@ -579,6 +684,46 @@ mod tests {
         p.input(0..3);
         let out = p.finish(&input, Endian::Little, Report::default());
         assert_eq!(both_ways(out), input);
+    }
+
+    /// A module large enough to be gathered in two parts on two threads
+    /// ([`Detached::halves`]), input runs, edit lists and own words
+    /// falling in both: the chunks concatenated, gathered in order, in
+    /// place in a new buffer and in the input's buffer.
+    #[test]
+    fn a_large_module_is_gathered_in_two_parts_as_in_one() {
+        let n = 3 << 20;
+        let module: Vec<u32> = (0..n as u32)
+            .map(|x| x.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut p = Pieces::default();
+        let (mut at, mut k) = (0, 0u32);
+        while at + 200_000 < n {
+            let run = 1000 + (k as usize * 7919) % 150_000;
+            p.input(at..at + run);
+            at += run;
+            let kept = [
+                (false, at..at + 500),
+                (true, 0..2),
+                (false, at + 600..at + 1000),
+            ];
+            let list = p.add_function(&spans(&kept), &[k, !k]);
+            p.function(list);
+            at += 1000;
+            let start = p.own().len();
+            p.own().extend([k; 3]);
+            p.own_since(start);
+            k += 1;
+        }
+        p.input(at..n);
+        let out = p.finish(&module, Endian::Little, Report::default());
+        assert!(
+            crate::parallel::workers(2) < 2 || out.parts.halves().is_some(),
+            "gathered in one part"
+        );
+        let expected: Vec<u32> = out.chunks().flatten().copied().collect();
+        assert_eq!(out.to_words(), expected);
+        assert_eq!(both_ways(out), expected);
     }
 
     /// The one buffer as [`Output::into_specialized`] makes it, after

@@ -71,23 +71,13 @@ pub(crate) fn join<A: Send, B>(
     })
 }
 
-/// Runs `a` on a thread of its own while the calling thread runs `b`
-/// (on one core, `a` then `b`), for two halves of one job with no result
-/// of their own. A panic in `a` (a bug) goes on in the calling thread once
-/// `b` is done, as it would have without the thread.
+/// [`join`] for two halves of one job with no result of their own: `a`
+/// on a thread of its own while the calling thread runs `b` (on one core,
+/// `a` then `b`). A panic in `a` (a bug) panics the calling thread too,
+/// once `b` is done, as it would have without the thread.
 pub(crate) fn both(a: impl FnOnce() + Send, b: impl FnOnce()) {
-    if workers(2) < 2 {
-        a();
-        b();
-        return;
-    }
-    std::thread::scope(|s| {
-        let spawned = s.spawn(a);
-        b();
-        if let Err(panic) = spawned.join() {
-            std::panic::resume_unwind(panic);
-        }
-    });
+    let (a, ()) = join(true, a, b);
+    assert!(a.is_some(), "the other half of the job panicked");
 }
 
 /// Runs `job(i)` for every `i < jobs` on all cores, returning the results

@@ -111,6 +111,11 @@ impl IdSet {
         dense.chain(self.sorted.iter().copied())
     }
 
+    /// The largest member, if any.
+    pub(crate) fn largest(&self) -> Option<u32> {
+        (!self.empty).then_some(self.max)
+    }
+
     /// True when the set has no members.
     pub(crate) fn is_empty(&self) -> bool {
         self.empty
@@ -241,6 +246,10 @@ mod tests {
             assert_eq!(sparse.contains(id), ids.contains(&id), "{id}");
         }
         assert!(sparse.contains(u32::MAX - 1));
+        assert_eq!(dense.largest(), Some(1000));
+        assert_eq!(sparse.largest(), Some(u32::MAX - 1));
+        assert_eq!(IdSet::default().largest(), None);
+        assert_eq!(IdSet::new([], 10).largest(), None);
         // The first member of every stretch of words, as a search finds it.
         let words: Vec<u32> = (0..40u32).map(|k| k * k * 7 % 1100).collect();
         for set in [&dense, &sparse, &IdSet::default()] {

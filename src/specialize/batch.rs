@@ -338,8 +338,7 @@ impl<'c> VaryingIds<'c> {
     /// (a hostile bound must not make us allocate gigabytes).
     fn new(set: &'c IdSet, module_words: usize) -> VaryingIds<'c> {
         let table = set
-            .iter()
-            .last()
+            .largest()
             .map(|max| max as usize + 5)
             .filter(|&len| len <= module_words.max(1 << 16) && word_hits::available(len))
             .map(|len| {

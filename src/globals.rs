@@ -75,6 +75,7 @@ impl<'w> Globals<'w> {
         let id_ok = |id: u32| id != 0 && id < bound;
         for (k, inst) in m.globals().enumerate() {
             let words = m.inst_words(inst);
+            crate::prefetch::ahead(w, inst.at);
             reads.begin(k);
             if g.scan_common(words, bound, inst, &mut defs, &mut reads) {
                 continue;

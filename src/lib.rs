@@ -43,6 +43,7 @@ pub mod json;
 pub mod module;
 pub mod operands;
 mod parallel;
+mod prefetch;
 pub mod specialize;
 pub mod table;
 pub mod target;

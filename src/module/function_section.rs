@@ -7,6 +7,7 @@
 
 use crate::error::{Result, binary};
 use crate::parallel::{self, internal, map_parallel};
+use crate::prefetch;
 
 use super::{
     FunctionRange, OP_FUNCTION, OP_FUNCTION_END, OP_LABEL, RESERVED_STARTS, bad_word_count,
@@ -101,6 +102,19 @@ fn piece_starts(words: &[u32], from: usize, pieces: usize) -> Vec<usize> {
 /// Checks every instruction's word count, and that functions are closed
 /// by `OpFunctionEnd`, not nested, and have nothing between them.
 fn functions_from(words: &[u32], from: usize, until: usize) -> Result<(Vec<FunctionRange>, usize)> {
+    if prefetch::pays(words.len()) {
+        walk_functions::<true>(words, from, until)
+    } else {
+        walk_functions::<false>(words, from, until)
+    }
+}
+
+/// [`functions_from`], reading ahead ([`prefetch::ahead`]) when `AHEAD`.
+fn walk_functions<const AHEAD: bool>(
+    words: &[u32],
+    from: usize,
+    until: usize,
+) -> Result<(Vec<FunctionRange>, usize)> {
     let n = words.len();
     // Room for a small section's list at once (a function takes six words
     // at least); a larger one's grows as it goes.
@@ -135,6 +149,9 @@ fn functions_from(words: &[u32], from: usize, until: usize) -> Result<(Vec<Funct
                 return Err(no_function_end(start, id));
             }
             let first = words[at];
+            if AHEAD {
+                prefetch::ahead(words, at);
+            }
             let len = (first >> 16) as usize;
             // (One comparison: a count of 0 wraps around.)
             if len.wrapping_sub(1) >= n - at {
@@ -211,12 +228,19 @@ mod tests {
         // Both kinds of guess were made: pieces joined, and parsed on past
         // a wrong start.
         assert!(right > 10 && wrong > 10, "{right} right, {wrong} wrong");
+        // Read ahead or not (by size: not at this size), the same list.
+        assert_eq!(
+            walk_functions::<true>(&words, from, words.len()).unwrap().0,
+            whole
+        );
         // Errors: a word count of 0 in the 150th function, and its end
         // missing; the same first error however many pieces.
         for (at, word) in [(real[150] + 10, 0), (real[151] - 1, 1 << 16)] {
             let mut bad = words.clone();
             bad[at] = word;
             let first = functions_in_pieces(&bad, from, 1).unwrap_err().to_string();
+            let ahead = walk_functions::<true>(&bad, from, bad.len()).unwrap_err();
+            assert_eq!(ahead.to_string(), first, "read ahead");
             for pieces in 2..=12 {
                 let e = functions_in_pieces(&bad, from, pieces).unwrap_err();
                 assert_eq!(e.to_string(), first, "{pieces} pieces");

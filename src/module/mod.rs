@@ -219,6 +219,31 @@ pub fn inst_at(words: &[u32], at: usize) -> Result<Inst> {
     Ok(Inst { at, opcode, len })
 }
 
+/// Where each module-level instruction of `words` (a module whose header
+/// was checked) starts: everything before the first function, each word
+/// count checked. Reads ahead ([`crate::prefetch::ahead`]) when `AHEAD`.
+fn module_level_starts<const AHEAD: bool>(words: &[u32]) -> Result<Vec<u32>> {
+    let n = words.len();
+    // Room for a small module's list at once (a module-level instruction
+    // takes a word at least); a larger module's grows as it goes.
+    let mut starts = Vec::with_capacity(n.min(RESERVED_STARTS));
+    let mut at = HEADER_WORDS;
+    while at < n {
+        let inst = inst_at(words, at)?;
+        if AHEAD {
+            crate::prefetch::ahead(words, at);
+        }
+        match inst.opcode {
+            OP_FUNCTION => break,
+            OP_FUNCTION_END => return Err(end_outside(inst)),
+            OP_LABEL => return Err(label_outside(inst)),
+            _ => starts.push(at as u32),
+        }
+        at = inst.end();
+    }
+    Ok(starts)
+}
+
 /// The error for the instruction at word `at` whose word count is 0 or runs
 /// past the end of `words` (out of line: the parse loop never takes it on
 /// valid input).
@@ -333,22 +358,11 @@ impl<'w> Module<'w> {
                 format!("module has {n} words, more than the 4,294,967,295 supported"),
             ));
         }
-        // Room for a small module's lists at once (a module-level
-        // instruction takes a word at least, a function six); a larger
-        // module's grow as they go.
-        let mut global_starts = Vec::with_capacity(n.min(RESERVED_STARTS));
-        let mut at = HEADER_WORDS;
-        // Module scope: everything before the first function.
-        while at < n {
-            let inst = inst_at(words, at)?;
-            match inst.opcode {
-                OP_FUNCTION => break,
-                OP_FUNCTION_END => return Err(end_outside(inst)),
-                OP_LABEL => return Err(label_outside(inst)),
-                _ => global_starts.push(at as u32),
-            }
-            at = inst.end();
-        }
+        let mut global_starts = if crate::prefetch::pays(n) {
+            module_level_starts::<true>(words)?
+        } else {
+            module_level_starts::<false>(words)?
+        };
         // (Kept for the whole run.)
         shrink_spare(&mut global_starts);
         Ok(Module {
@@ -535,6 +549,24 @@ mod tests {
         assert_eq!(endian, Endian::Big);
         assert_eq!(back, words);
         assert_eq!(bytes_from_words(&back, Endian::Big), be);
+    }
+
+    /// Module scope is indexed alike read ahead or not, and fails alike.
+    #[test]
+    fn module_level_starts_alike_read_ahead_or_not() {
+        let mut w = header(10);
+        for k in 0..300 {
+            w.extend([(2 << 16) | u32::from(spirv::Op::Capability as u16), k]);
+        }
+        w.extend([(5 << 16) | u32::from(OP_FUNCTION), 1, 2, 0, 3]);
+        let starts = module_level_starts::<false>(&w).unwrap();
+        assert_eq!(starts.len(), 300);
+        assert_eq!(module_level_starts::<true>(&w).unwrap(), starts);
+        w[HEADER_WORDS + 2 * 150] = 0x0000_0011;
+        let e = module_level_starts::<false>(&w).unwrap_err().to_string();
+        assert!(e.contains("word count 0"), "{e}");
+        let ahead = module_level_starts::<true>(&w).unwrap_err().to_string();
+        assert_eq!(ahead, e);
     }
 
     #[test]

@@ -357,7 +357,8 @@ impl<'c> VaryingIds<'c> {
         match &self.table {
             Some(table) => {
                 hits.clear();
-                word_hits::find(table, words, hits);
+                // (The rewrite has just read the words.)
+                word_hits::find(table, words, false, hits);
                 out.extend(hits.iter().map(|&k| words[k as usize]));
             }
             None => out.extend(words.iter().copied().filter(|&w| self.set.contains(w))),

@@ -113,6 +113,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
         shapes: shapes(),
     };
     for (k, inst) in m.globals().enumerate() {
+        crate::prefetch::ahead(words, inst.at);
         let start = out.own().len();
         scope.lay_down(k, inst, out);
         if out.own().len() > start {

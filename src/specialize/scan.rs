@@ -41,6 +41,9 @@ pub(super) struct Interest {
     /// holding more than 65,536 of them, nearly every header would equal
     /// a function id).
     by_words: bool,
+    /// True when the look-ups of every word read ahead of them
+    /// ([`crate::prefetch::pays`] for the module's size).
+    ahead: bool,
     /// Class of every id up to the largest member, when that is not much
     /// larger than the module (a hostile bound must not make us allocate
     /// gigabytes).
@@ -75,6 +78,7 @@ impl Interest {
             }
             Interest {
                 by_words: max < 1 << 16 && word_hits::available(dense.len()),
+                ahead: crate::prefetch::pays(module_words),
                 dense,
                 sparse: Vec::new(),
             }
@@ -90,6 +94,7 @@ impl Interest {
             });
             Interest {
                 by_words: false,
+                ahead: false,
                 dense: Vec::new(),
                 sparse,
             }
@@ -422,7 +427,7 @@ impl Scan {
     ) -> Result<(u8, bool)> {
         let (mut any, mut needs_rewrite) = (0, false);
         hits.clear();
-        word_hits::find(&interest.dense, ops, hits);
+        word_hits::find(&interest.dense, ops, interest.ahead, hits);
         let (mut at, mut k) = (0, 0);
         while let Some(&p) = hits.get(k) {
             let p = p as usize;

@@ -922,8 +922,9 @@ mod tests {
         }
     }
 
-    /// Both ways of scanning a body, every word looked up at once or
-    /// instruction by instruction, give the same facts: on generated
+    /// Both ways of scanning a body, every word looked up at once (reading
+    /// ahead or not) or instruction by instruction, give the same facts:
+    /// on generated
     /// modules, and on long bodies whose words of interest sit at every
     /// place (a call's callee and arguments, a function id stored, loaded
     /// from or stored to, the `Aligned` literal of loads and stores with
@@ -933,15 +934,17 @@ mod tests {
     fn by_words_and_by_instructions_agree() {
         use crate::module::{MAGIC, header_word};
         let both = |m: &Module<'_>, interest: &Interest| {
-            let walk = Interest {
-                by_words: false,
-                ..interest.clone()
+            let scan = |by_words: bool, ahead: bool| {
+                let way = Interest {
+                    by_words: by_words && interest.by_words,
+                    ahead,
+                    ..interest.clone()
+                };
+                Scan::in_pieces(m, &way, 1).unwrap()
             };
-            let (a, b) = (
-                Scan::in_pieces(m, interest, 1),
-                Scan::in_pieces(m, &walk, 1),
-            );
-            assert_eq!(a.unwrap(), b.unwrap());
+            let walked = scan(false, false);
+            assert_eq!(scan(true, false), walked, "by words");
+            assert_eq!(scan(true, true), walked, "by words, reading ahead");
         };
         for (bytes, every, calls) in [(40_000, 1, true), (300_000, 10, true), (300_000, 10, false)]
         {

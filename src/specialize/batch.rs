@@ -357,8 +357,7 @@ impl<'c> VaryingIds<'c> {
         match &self.table {
             Some(table) => {
                 hits.clear();
-                // (The rewrite has just read the words.)
-                word_hits::find(table, words, false, hits);
+                word_hits::find(table, words, hits);
                 out.extend(hits.iter().map(|&k| words[k as usize]));
             }
             None => out.extend(words.iter().copied().filter(|&w| self.set.contains(w))),

@@ -41,9 +41,6 @@ pub(super) struct Interest {
     /// holding more than 65,536 of them, nearly every header would equal
     /// a function id).
     by_words: bool,
-    /// True when the look-ups of every word read ahead of them
-    /// ([`crate::prefetch::pays`] for the module's size).
-    ahead: bool,
     /// Class of every id up to the largest member, when that is not much
     /// larger than the module (a hostile bound must not make us allocate
     /// gigabytes).
@@ -78,7 +75,6 @@ impl Interest {
             }
             Interest {
                 by_words: max < 1 << 16 && word_hits::available(dense.len()),
-                ahead: crate::prefetch::pays(module_words),
                 dense,
                 sparse: Vec::new(),
             }
@@ -94,7 +90,6 @@ impl Interest {
             });
             Interest {
                 by_words: false,
-                ahead: false,
                 dense: Vec::new(),
                 sparse,
             }
@@ -427,7 +422,7 @@ impl Scan {
     ) -> Result<(u8, bool)> {
         let (mut any, mut needs_rewrite) = (0, false);
         hits.clear();
-        word_hits::find(&interest.dense, ops, interest.ahead, hits);
+        word_hits::find(&interest.dense, ops, hits);
         let (mut at, mut k) = (0, 0);
         while let Some(&p) = hits.get(k) {
             let p = p as usize;
@@ -922,9 +917,8 @@ mod tests {
         }
     }
 
-    /// Both ways of scanning a body, every word looked up at once (reading
-    /// ahead or not) or instruction by instruction, give the same facts:
-    /// on generated
+    /// Both ways of scanning a body, every word looked up at once or
+    /// instruction by instruction, give the same facts: on generated
     /// modules, and on long bodies whose words of interest sit at every
     /// place (a call's callee and arguments, a function id stored, loaded
     /// from or stored to, the `Aligned` literal of loads and stores with
@@ -934,17 +928,15 @@ mod tests {
     fn by_words_and_by_instructions_agree() {
         use crate::module::{MAGIC, header_word};
         let both = |m: &Module<'_>, interest: &Interest| {
-            let scan = |by_words: bool, ahead: bool| {
-                let way = Interest {
-                    by_words: by_words && interest.by_words,
-                    ahead,
-                    ..interest.clone()
-                };
-                Scan::in_pieces(m, &way, 1).unwrap()
+            let walk = Interest {
+                by_words: false,
+                ..interest.clone()
             };
-            let walked = scan(false, false);
-            assert_eq!(scan(true, false), walked, "by words");
-            assert_eq!(scan(true, true), walked, "by words, reading ahead");
+            let (a, b) = (
+                Scan::in_pieces(m, interest, 1),
+                Scan::in_pieces(m, &walk, 1),
+            );
+            assert_eq!(a.unwrap(), b.unwrap());
         };
         for (bytes, every, calls) in [(40_000, 1, true), (300_000, 10, true), (300_000, 10, false)]
         {

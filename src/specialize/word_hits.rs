@@ -35,10 +35,9 @@ pub(super) fn available(table_len: usize) -> bool {
 /// four 0 bytes, which every id from `table.len() - 4` on reads. Sixteen
 /// words at a time where [`available`] says so and there are 16 words or
 /// more, else one by one (the scan walks instructions then instead: that
-/// costs less than looking up every word one by one). Reads ahead of the
-/// words ([`crate::prefetch::ahead`]) when `ahead`.
+/// costs less than looking up every word one by one).
 #[inline]
-pub(super) fn find(table: &[u8], words: &[u32], ahead: bool, out: &mut Vec<u32>) {
+pub(super) fn find(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
     if words.len() >= 16 && table.len() >= 4 && available(table.len()) {
         // (Fuzz builds check it against the words looked up one by one.)
@@ -46,13 +45,7 @@ pub(super) fn find(table: &[u8], words: &[u32], ahead: bool, out: &mut Vec<u32>)
         let from = out.len();
         // SAFETY: AVX2 is there, `table` ends in four 0 bytes and is
         // indexed by 31 bits, `words` holds 16 words.
-        unsafe {
-            if ahead {
-                find_avx2::<true>(table, words, out);
-            } else {
-                find_avx2::<false>(table, words, out);
-            }
-        };
+        unsafe { find_avx2(table, words, out) };
         #[cfg(fuzzing)]
         assert_eq!(
             out[from..],
@@ -73,8 +66,7 @@ fn one_by_one(table: &[u8], words: &[u32]) -> Vec<u32> {
 }
 
 /// [`find`] sixteen words at a time, for 16 words or more: each word,
-/// clamped to the table's first trailing 0, gathers its class. Reads ahead
-/// when `AHEAD`.
+/// clamped to the table's first trailing 0, gathers its class.
 ///
 /// # Safety
 ///
@@ -82,7 +74,7 @@ fn one_by_one(table: &[u8], words: &[u32]) -> Vec<u32> {
 /// 2³¹ bytes, and `words` holds 16 words at least.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn find_avx2<const AHEAD: bool>(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
+unsafe fn find_avx2(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
     use std::arch::x86_64::*;
     let last = _mm256_set1_epi32((table.len() - 4) as i32);
     let low_byte = _mm256_set1_epi32(0xff);
@@ -115,10 +107,6 @@ unsafe fn find_avx2<const AHEAD: bool>(table: &[u8], words: &[u32], out: &mut Ve
     let n = words.len();
     let mut from = 0;
     while from + 16 <= n {
-        if AHEAD {
-            // (Sixteen words are a cache line, when the body is aligned.)
-            crate::prefetch::ahead(words, from);
-        }
         push(from, lanes(&words[from..]));
         from += 16;
     }
@@ -172,11 +160,9 @@ mod tests {
                         x < 300 && table[x] != 0
                     })
                     .collect();
-                for ahead in [false, true] {
-                    let mut found = vec![7];
-                    find(&table, &words, ahead, &mut found);
-                    assert_eq!(found[1..], want, "{n} words, seed {seed}");
-                }
+                let mut found = vec![7];
+                find(&table, &words, &mut found);
+                assert_eq!(found[1..], want, "{n} words, seed {seed}");
                 assert_eq!(one_by_one(&table, &words), want, "{n} words, seed {seed}");
             }
         }

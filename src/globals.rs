@@ -439,6 +439,11 @@ impl ModuleReads {
         reads
     }
 
+    /// How many ids the instructions read, all told.
+    pub(crate) fn ids_read(&self) -> usize {
+        self.ids.len()
+    }
+
     /// Each instruction that reads an id: its index in `Module::globals`,
     /// its reader (0: none) and the ids it reads, in module order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
@@ -722,7 +727,7 @@ impl DefsBuilder {
     fn finish(mut self) -> Defs {
         let n = self.defs.len();
         if (self.max as usize) <= n.saturating_mul(4).max(1 << 16) {
-            let mut dense = vec![0u32; self.max as usize + 1];
+            let mut dense = crate::zeroed::vec(self.max as usize + 1);
             for (k, &(id, _)) in self.defs.iter().enumerate() {
                 dense[id as usize] = k as u32 + 1;
             }

@@ -40,7 +40,7 @@ impl IdBits {
         let up_front = limit.min(module_words.saturating_mul(UP_FRONT_PER_WORD));
         IdBits {
             // (Zeroed pages cost no memory until a bit on them is set.)
-            bits: vec![0; up_front.div_ceil(64)],
+            bits: crate::zeroed::vec(up_front.div_ceil(64)),
             limit,
             far: HashSet::default(),
         }

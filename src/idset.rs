@@ -52,7 +52,7 @@ impl IdSet {
         }
         let max = max as usize;
         if max / 8 <= module_words.saturating_mul(4).max(1 << 16) {
-            let mut bits = vec![0u64; max / 64 + 1];
+            let mut bits = crate::zeroed::vec(max / 64 + 1);
             for id in ids {
                 bits[id as usize / 64] |= 1 << (id % 64);
             }
@@ -176,7 +176,7 @@ impl IdIndex {
     pub(crate) fn new(ids: &[u32], module_words: usize) -> IdIndex {
         let max = ids.iter().copied().max().unwrap_or(0) as usize;
         if max <= module_words.saturating_mul(4).max(1 << 16) && ids.len() < u32::MAX as usize {
-            let mut dense = vec![0u32; max + 1];
+            let mut dense = crate::zeroed::vec(max + 1);
             for (k, &id) in ids.iter().enumerate() {
                 dense[id as usize] = k as u32 + 1;
             }

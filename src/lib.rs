@@ -47,6 +47,7 @@ mod prefetch;
 pub mod specialize;
 pub mod table;
 pub mod target;
+mod zeroed;
 
 pub use arch::ArchTables;
 pub use error::{Error, Result};

@@ -149,7 +149,7 @@ impl<'a> SiteValues<'a> {
         module_words: usize,
     ) -> SiteValues<'a> {
         let mut seen = IdBits::new(bound, module_words);
-        let mut on = Vec::new();
+        let mut on = Vec::with_capacity(table.predicates.iter().map(|p| p.sites.len()).sum());
         for (p, r) in table.predicates.iter().zip(values).rev() {
             debug_assert_eq!(p.spec_id, r.spec_id, "values in table order");
             for &s in p.sites.iter().rev() {

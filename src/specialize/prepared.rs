@@ -331,7 +331,7 @@ impl<'w> Prepared<'w> {
     /// [`Prepared::rewrite_functions`] rewrites, whose calls may go). A
     /// batch walks it once and each group goes on from it.
     pub(super) fn fixed_reach(&self, a: &Analysis) -> FixedReach {
-        let mut rewritten = vec![false; a.function_ids.len()];
+        let mut rewritten = crate::zeroed::vec(a.function_ids.len());
         for &k in a.scan.to_rewrite() {
             if let Some(place) = a.place(self.m.functions[k as usize].id) {
                 rewritten[place] = true;

@@ -69,7 +69,7 @@ impl Interest {
         let max = members().map(|(x, _)| x as usize).max().unwrap_or(0);
         if max <= module_words.saturating_mul(8).max(1 << 16) {
             // (Four more entries, 0, that ids beyond the largest read.)
-            let mut dense = vec![0u8; max + 5];
+            let mut dense = crate::zeroed::vec(max + 5);
             for (x, c) in members() {
                 dense[x as usize] |= c;
             }
@@ -268,7 +268,8 @@ impl Scan {
     fn with_room(functions: usize) -> Scan {
         Scan {
             facts: Vec::with_capacity(functions),
-            to_rewrite: Vec::new(),
+            // (Room for every function of a small module.)
+            to_rewrite: Vec::with_capacity(functions.min(1 << 10)),
             with_tracked: Vec::new(),
             callees: Vec::new(),
             tracked: Vec::new(),

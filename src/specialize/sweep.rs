@@ -36,7 +36,7 @@ pub(super) fn liveness_roots<'c>(
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
-    let mut called = vec![false; all.len()];
+    let mut called = crate::zeroed::vec(all.len());
     for &f in all {
         for &c in callees(f) {
             if let Some(k) = index.get(c) {
@@ -44,7 +44,7 @@ pub(super) fn liveness_roots<'c>(
             }
         }
     }
-    let mut is_root = vec![false; all.len()];
+    let mut is_root = crate::zeroed::vec(all.len());
     let mut others = Vec::new();
     for id in entry_or_exported.chain(referenced) {
         match index.get(id) {
@@ -101,8 +101,9 @@ fn reach_stopping<'c>(
     callees: &dyn Fn(u32) -> &'c [u32],
     stop: impl Fn(usize) -> bool,
 ) -> (Vec<bool>, Vec<usize>) {
-    let mut seen = vec![false; all.len()];
-    let mut stack = Vec::new();
+    let mut seen = crate::zeroed::vec(all.len());
+    // (A place is stacked once at most.)
+    let mut stack = Vec::with_capacity(all.len());
     for id in starts {
         visit(index, id, &mut seen, &mut stack);
     }
@@ -351,14 +352,14 @@ impl TableReaders {
         // Counts shifted by two places, summed, then each reader put at
         // its place's next slot: `starts[k + 1]` ends where place `k + 1`
         // starts, and the spare last count goes.
-        let mut starts = vec![0u32; places + 2];
+        let mut starts = crate::zeroed::vec::<u32>(places + 2);
         for &(k, _) in pairs {
             starts[k as usize + 2] += 1;
         }
         for k in 1..starts.len() {
             starts[k] += starts[k - 1];
         }
-        let mut readers = vec![0u32; starts[places + 1] as usize];
+        let mut readers = crate::zeroed::vec(starts[places + 1] as usize);
         for &(k, r) in pairs {
             let slot = &mut starts[k as usize + 1];
             readers[*slot as usize] = r;
@@ -396,7 +397,10 @@ pub(super) fn table_readers(
 ) -> TableReaders {
     // Each closure id's place, which also tells which ids are in it.
     let place = IdIndex::new(closure, module_words);
-    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(2 * closure.len());
+    // (Room for every id read in a small module, where the closure's
+    // string bytes are most of them; a larger one's list grows.)
+    let room = reads.ids_read().min(1 << 12).max(2 * closure.len());
+    let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(room);
     let mut anonymous = Vec::new();
     for (_, reader, ids) in reads.iter() {
         for &x in ids {
@@ -449,7 +453,7 @@ impl TableTracking {
         let mut gone = Gone::new(closure, table_variable);
         let mut tt = TableTracking {
             tracked: Vec::with_capacity(closure.len()),
-            pins: Vec::new(),
+            pins: Vec::with_capacity(closure.len()),
         };
         for &id in closure.iter().rev() {
             if id == table_variable || readers.anonymous.binary_search(&id).is_ok() {

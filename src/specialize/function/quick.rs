@@ -214,11 +214,11 @@ impl Buffers {
         self.results.clear();
         self.forward.clear();
         self.spilled = false;
-        self.blocks.reserve(words / 32);
+        self.blocks.reserve(words / 16);
         self.results.reserve(words / 4);
         self.callees.reserve(words / 32);
-        self.marks.reserve(words / 32);
-        self.forward.reserve(words / 8);
+        self.marks.reserve(words / 16);
+        self.forward.reserve(words / 4);
     }
 }
 

@@ -24,3 +24,21 @@ pub(crate) fn vec<T: Copy + Default>(n: usize) -> Vec<T> {
         vec![T::default(); n]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn zeroes_on_both_sides_of_the_threshold() {
+        for n in [0, 1, 127, 128, 129, 255, 256, 257, 1024, 1025, 5000] {
+            let words: Vec<u32> = super::vec(n);
+            assert_eq!(words.len(), n);
+            assert!(words.iter().all(|&w| w == 0), "{n} words");
+            let flags: Vec<bool> = super::vec(n);
+            assert_eq!(flags.len(), n);
+            assert!(flags.iter().all(|&f| !f), "{n} flags");
+            let bits: Vec<u64> = super::vec(n);
+            assert_eq!(bits.len(), n);
+            assert!(bits.iter().all(|&b| b == 0), "{n} bit words");
+        }
+    }
+}

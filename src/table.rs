@@ -240,9 +240,6 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
     for (i, p) in table.predicates.iter().enumerate() {
         index.insert(p.spec_id, i);
     }
-    // Each site's SpecId, to catch a site given two: the sites seen as bits
-    // while no site repeats (the common case), then, from the first repeat
-    // on, a map from site to SpecId rebuilt from the decorations before it.
     // (Room for each predicate's share of the decorations: one
     // allocation each when the sites spread evenly, as a call site per
     // kernel does; no more room in all than there are decorations.)
@@ -250,6 +247,9 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
     for p in &mut table.predicates {
         p.sites.reserve_exact(room);
     }
+    // Each site's SpecId, to catch a site given two: the sites seen as bits
+    // while no site repeats (the common case), then, from the first repeat
+    // on, a map from site to SpecId rebuilt from the decorations before it.
     let mut seen = IdBits::new(m.bound(), w.len());
     let mut site_spec: Option<crate::fastmap::Map<u32, u32>> = None;
     for (j, dec) in g.spec_ids.iter().enumerate() {

@@ -2,9 +2,10 @@
 //!
 //! `vec![0; n]` asks the allocator for zeroed memory (`calloc`). glibc's
 //! `calloc` serves no request from its per-thread cache, so a small one
-//! costs about as much as a large one (some 150 to 350 instructions on
-//! this project's machines, where a cached `malloc` costs some 20 to 50);
-//! a small module's run makes a dozen or more. Small vectors are
+//! costs about as much as a large one (about 140 to 380 instructions a
+//! call in a small module's run here, counted with callgrind, where a
+//! `malloc` the cache serves costs a few tens); such a run makes a dozen
+//! or more. Small vectors are
 //! therefore allocated, then cleared; large ones keep `calloc`, whose
 //! fresh pages come zeroed and cost no memory until written.
 
@@ -12,8 +13,8 @@
 /// per-thread cache holds chunks up to 1,032 bytes.
 const CLEARED_UP_TO: usize = 1024;
 
-/// `n` zeroes (`T::default()`, zero for the integer and `bool` types this
-/// serves).
+/// `n` copies of `T::default()`: zeroes, for the integer and `bool` types
+/// it is used for.
 #[inline]
 pub(crate) fn vec<T: Copy + Default>(n: usize) -> Vec<T> {
     if n.saturating_mul(size_of::<T>()) <= CLEARED_UP_TO {

@@ -342,7 +342,7 @@ impl<'c> VaryingIds<'c> {
             .map(|max| max as usize + 5)
             .filter(|&len| len <= module_words.max(1 << 16) && word_hits::available(len))
             .map(|len| {
-                let mut table = vec![0u8; len];
+                let mut table = crate::zeroed::vec(len);
                 for x in set.iter() {
                     table[x as usize] = 1;
                 }

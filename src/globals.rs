@@ -48,6 +48,10 @@ pub struct Globals<'w> {
     /// Every `OpConstantTrue` / `OpConstantFalse` of the bool type, with its
     /// value.
     pub bool_consts: HashMap<u32, bool>,
+    /// The smallest and the largest id of [`Globals::bool_consts`] (`(0,
+    /// 0)` when it has none): most ids asked about are outside this span,
+    /// which two comparisons tell without hashing.
+    bool_const_span: (u32, u32),
     /// Width in bits of each `OpTypeInt`.
     pub int_width: HashMap<u32, u32>,
 }
@@ -70,6 +74,12 @@ impl<'w> Globals<'w> {
         // at most.)
         g.strings.names.reserve(32);
         defs.defs.reserve_exact(m.globals().len());
+        // (And for their SpecIds and entry points: at most a decoration
+        // and a definition a predicate site, an entry point's name and
+        // its function's definition; a larger module's lists grow.)
+        let small = m.globals().len().min(1 << 12);
+        g.spec_ids.reserve(small / 2);
+        g.entry_functions.reserve(small / 8);
         let w = m.words;
         let bound = m.bound();
         let id_ok = |id: u32| id != 0 && id < bound;
@@ -150,6 +160,12 @@ impl<'w> Globals<'w> {
             }
         }
         g.defs = defs.finish();
+        g.bool_const_span = (g.bool_consts.keys())
+            .fold(None, |span, &id| match span {
+                None => Some((id, id)),
+                Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
+            })
+            .unwrap_or((0, 0));
         g.strings.finish();
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
@@ -304,6 +320,16 @@ impl<'w> Globals<'w> {
             Some(n) => format!("%{id} ({n})"),
             None => format!("%{id}"),
         }
+    }
+
+    /// The value of `id` when it is one of [`Globals::bool_consts`].
+    #[inline]
+    pub(crate) fn bool_const(&self, id: u32) -> Option<bool> {
+        let (lo, hi) = self.bool_const_span;
+        if id.wrapping_sub(lo) > hi - lo {
+            return None;
+        }
+        self.bool_consts.get(&id).copied()
     }
 
     /// A function as people name it: its `OpName`, else its linkage name,

@@ -426,7 +426,7 @@ impl<'a> Context<'a> {
         if let Some(b) = self.site_value.get(id) {
             return Some(Val::Const(b));
         }
-        if let Some(&b) = self.globals.bool_consts.get(&id) {
+        if let Some(b) = self.globals.bool_const(id) {
             return Some(Val::Const(b));
         }
         match self.module_chain.get(&id) {
@@ -440,7 +440,7 @@ impl<'a> Context<'a> {
     /// is known then (every site and chain value is one it may replace),
     /// so one look-up says it.
     pub(super) fn fixed_val(&self, id: u32) -> Option<Val> {
-        let v = self.globals.bool_consts.get(&id).map(|&b| Val::Const(b));
+        let v = self.globals.bool_const(id).map(Val::Const);
         debug_assert!(!self.may_replace(id) && v == self.global_val(id));
         v
     }

@@ -286,6 +286,12 @@ impl Scan {
         room: usize,
     ) -> Result<Scan> {
         let mut s = Scan::with_room(room.max(functions.len()));
+        // (Room for the calls of a small module's functions, about one in
+        // sixteen of their words at most in the modules measured; a larger
+        // module's list grows.)
+        let words =
+            functions.last().map_or(0, |l| l.end) - functions.first().map_or(0, |f| f.start);
+        s.callees.reserve((words / 16).min(1 << 12));
         let mut hits = Vec::with_capacity(256);
         for f in functions {
             s.scan_function(m, f, interest, &mut hits)?;

@@ -171,7 +171,7 @@ impl std::ops::Index<&u32> for LocalMap {
     }
 }
 
-/// What [`StampedMap::define`] did.
+/// What [`StampedSlots::define`] did.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Define {
     /// The id had no value and has the one given.
@@ -222,6 +222,37 @@ impl StampedMap {
         self.view().get(id)
     }
 
+    /// The map to fill in a loop: its parts copied out, so that they stay
+    /// in registers while other lists are written.
+    #[inline(always)]
+    pub(super) fn slots_mut(&mut self) -> StampedSlots<'_> {
+        StampedSlots {
+            lo: self.lo,
+            slots: &mut self.slots,
+            generation: self.generation,
+        }
+    }
+
+    /// The map to read in a loop: its parts copied out, so that they
+    /// stay in registers.
+    #[inline(always)]
+    pub(super) fn view(&self) -> StampedView<'_> {
+        StampedView {
+            lo: self.lo,
+            slots: &self.slots,
+            generation: self.generation,
+        }
+    }
+}
+
+/// A [`StampedMap`] to fill ([`StampedMap::slots_mut`]).
+pub(super) struct StampedSlots<'a> {
+    lo: u32,
+    slots: &'a mut [u32],
+    generation: u32,
+}
+
+impl StampedSlots<'_> {
     /// Gives `id` the value `value` when it is in the window, has none,
     /// and `value` is below 2²⁴; else changes nothing and says why.
     #[inline(always)]
@@ -238,13 +269,12 @@ impl StampedMap {
         }
     }
 
-    /// The map to read in a loop: its parts copied out, so that they
-    /// stay in registers.
+    /// The map to read.
     #[inline(always)]
     pub(super) fn view(&self) -> StampedView<'_> {
         StampedView {
             lo: self.lo,
-            slots: &self.slots,
+            slots: self.slots,
             generation: self.generation,
         }
     }
@@ -303,12 +333,12 @@ mod tests {
     fn a_stamped_map_empties_in_one_step_and_keeps_to_its_window() {
         let mut m = StampedMap::default();
         m.reset(Window::new(10, 20, 4));
-        assert_eq!(m.define(10, 1), Define::New);
-        assert_eq!(m.define(20, 2), Define::New);
-        assert_eq!(m.define(10, 3), Define::Taken);
-        assert_eq!(m.define(9, 3), Define::Outside);
-        assert_eq!(m.define(21, 3), Define::Outside);
-        assert_eq!(m.define(11, 1 << 24), Define::Outside);
+        assert_eq!(m.slots_mut().define(10, 1), Define::New);
+        assert_eq!(m.slots_mut().define(20, 2), Define::New);
+        assert_eq!(m.slots_mut().define(10, 3), Define::Taken);
+        assert_eq!(m.slots_mut().define(9, 3), Define::Outside);
+        assert_eq!(m.slots_mut().define(21, 3), Define::Outside);
+        assert_eq!(m.slots_mut().define(11, 1 << 24), Define::Outside);
         assert_eq!((m.get(10), m.get(20), m.get(11)), (Some(1), Some(2), None));
         assert_eq!(m.view().slot(15), Slot::Empty);
         assert_eq!(m.view().slot(5), Slot::Outside);
@@ -316,13 +346,13 @@ mod tests {
         // reach past it.
         m.reset(Window::new(15, 16, 1));
         assert_eq!((m.get(15), m.get(20)), (None, None));
-        assert_eq!(m.define(25, 4), Define::New);
+        assert_eq!(m.slots_mut().define(25, 4), Define::New);
         assert_eq!(m.get(25), Some(4));
         // Generations start again without a stale slot coming back.
         m.generation = 255;
         m.reset(Window::new(15, 16, 1));
         assert_eq!(m.get(25), None);
-        assert_eq!(m.define(25, 5), Define::New);
+        assert_eq!(m.slots_mut().define(25, 5), Define::New);
         assert_eq!(m.get(25), Some(5));
     }
 

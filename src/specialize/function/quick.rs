@@ -40,7 +40,7 @@ use crate::operands::{flat_ids, op};
 use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
 use super::decode::{OpInfo, op_infos};
-use super::local_ids::{Define, Slot, StampedMap, StampedView, Window};
+use super::local_ids::{Define, Slot, StampedMap, StampedSlots, StampedView, Window};
 use super::{Emitted, Rewritten, Writing};
 
 /// "None": no block chosen, no target.
@@ -329,20 +329,6 @@ fn local_read(ids: StampedView<'_>, forward: &mut Vec<u32>, x: u32) -> Option<bo
     Some(false)
 }
 
-/// Gives `id` the value `value` in `bufs.ids`: `None` when it has one
-/// already, or is outside the window (then `bufs.spilled`).
-#[inline(always)]
-fn define(bufs: &mut Buffers, id: u32, value: usize) -> Option<()> {
-    match bufs.ids.define(id, value) {
-        Define::New => Some(()),
-        Define::Taken => None,
-        Define::Outside => {
-            bufs.spilled = true;
-            None
-        }
-    }
-}
-
 /// Reads the instructions in `words[at..end_at]` (`end_at`: the
 /// `OpFunctionEnd`), their results mapped in `window`: the blocks, logic
 /// instructions, phis and calls; checks each operand word is an id in
@@ -360,11 +346,31 @@ fn read(
 ) -> Option<()> {
     bufs.clear_for(end_at - at);
     bufs.ids.reset(window);
+    let Buffers {
+        ids,
+        blocks,
+        logic,
+        phis,
+        marks,
+        callees,
+        results,
+        forward,
+        spilled,
+        ..
+    } = bufs;
     let mut r = Reading {
         ctx,
         bound,
         infos: op_infos(),
-        bufs,
+        ids: ids.slots_mut(),
+        blocks,
+        logic,
+        phis,
+        marks,
+        callees,
+        results,
+        forward,
+        spilled,
         block: NONE,
         ended: true,
     };
@@ -405,14 +411,24 @@ fn in_range(x: u32, bound: u32) -> bool {
     x.wrapping_sub(1) < bound.saturating_sub(1)
 }
 
-/// Where [`read`] is in a function, and the lists it fills: one step per
-/// kind of instruction, each `None` at what the quick way does not take.
+/// Where [`read`] is in a function, and the lists it fills (those of
+/// [`Buffers`], each borrowed on its own, so that the map's parts stay in
+/// registers while the lists are written): one step per kind of
+/// instruction, each `None` at what the quick way does not take.
 struct Reading<'a, 'c> {
     ctx: &'a Context<'c>,
     /// The module's id bound.
     bound: u32,
     infos: &'static [OpInfo],
-    bufs: &'a mut Buffers,
+    ids: StampedSlots<'a>,
+    blocks: &'a mut Vec<Block>,
+    logic: &'a mut Vec<Logic>,
+    phis: &'a mut Vec<Phi>,
+    marks: &'a mut Vec<(usize, u32, Mark)>,
+    callees: &'a mut Vec<u32>,
+    results: &'a mut Vec<u32>,
+    forward: &'a mut Vec<u32>,
+    spilled: &'a mut bool,
     /// The block being read ([`NONE`] before the first label: only
     /// ordinary instructions, the parameters, may come), and whether it
     /// has ended.
@@ -421,6 +437,20 @@ struct Reading<'a, 'c> {
 }
 
 impl Reading<'_, '_> {
+    /// Gives `id` the value `value` in the map: `None` when it has one
+    /// already, or is outside the window (then [`Buffers::spilled`]).
+    #[inline(always)]
+    fn define(&mut self, id: u32, value: usize) -> Option<()> {
+        match self.ids.define(id, value) {
+            Define::New => Some(()),
+            Define::Taken => None,
+            Define::Outside => {
+                *self.spilled = true;
+                None
+            }
+        }
+    }
+
     /// An `OpLabel` at word `at`: a block begins. (A label whose id a
     /// logic instruction defines too is refused at the second
     /// definition.)
@@ -432,10 +462,9 @@ impl Reading<'_, '_> {
         if !self.ended || !stays(self.ctx, self.bound, label) {
             return None;
         }
-        let b = &mut *self.bufs;
-        define(b, label, (b.blocks.len() << 2) | LABEL)?;
-        self.block = b.blocks.len() as u32;
-        b.blocks.push(Block {
+        self.define(label, (self.blocks.len() << 2) | LABEL)?;
+        self.block = self.blocks.len() as u32;
+        self.blocks.push(Block {
             label,
             label_at: at,
             term_at: 0,
@@ -446,9 +475,9 @@ impl Reading<'_, '_> {
             e: NONE,
             test: Source::Refused,
             decided: NONE,
-            callees: (b.callees.len() as u32, 0),
-            results: (b.results.len() as u32, 0),
-            marks: (b.marks.len() as u32, 0),
+            callees: (self.callees.len() as u32, 0),
+            results: (self.results.len() as u32, 0),
+            marks: (self.marks.len() as u32, 0),
         });
         self.ended = false;
         Some(())
@@ -460,7 +489,6 @@ impl Reading<'_, '_> {
     #[inline(always)]
     fn terminator(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let (ctx, bound, block) = (self.ctx, self.bound, self.block);
-        let b = &mut *self.bufs;
         let exit = match (opcode, iw) {
             (op::Branch, &[_, t]) if stays(ctx, bound, t) => (Exit::Branch, 0, t, NONE),
             (op::BranchConditional, &[_, cond, t, e])
@@ -473,15 +501,15 @@ impl Reading<'_, '_> {
             }
             (op::Return | op::Unreachable, &[_]) => (Exit::Leave, 0, NONE, NONE),
             (op::ReturnValue, &[_, value]) if stays(ctx, bound, value) => {
-                if local_read(b.ids.view(), &mut b.forward, value)? {
-                    b.marks.push((at, block, Mark::Reader));
+                if local_read(self.ids.view(), self.forward, value)? {
+                    self.marks.push((at, block, Mark::Reader));
                 }
                 (Exit::Leave, 0, NONE, NONE)
             }
             _ => return None,
         };
-        let (callees, results, marks) = (b.callees.len(), b.results.len(), b.marks.len());
-        let blk = b.blocks.last_mut()?;
+        let (callees, results, marks) = (self.callees.len(), self.results.len(), self.marks.len());
+        let blk = self.blocks.last_mut()?;
         (blk.exit, blk.cond, blk.t, blk.e, blk.term_at, blk.end) =
             (exit.0, exit.1, exit.2, exit.3, at, at + iw.len());
         blk.callees.1 = callees as u32;
@@ -496,14 +524,13 @@ impl Reading<'_, '_> {
     fn phi(&mut self, at: usize, iw: &[u32]) -> Option<()> {
         let len = iw.len();
         let flat = len >= 3 && (len - 3).is_multiple_of(2);
-        let b = &mut *self.bufs;
         if self.block == NONE || !flat || !iw[1..].iter().all(|&x| stays(self.ctx, self.bound, x)) {
             return None;
         }
-        define(b, iw[2], b.phis.len() << 2 | PHI)?;
-        b.marks.push((at, self.block, Mark::Phi(b.phis.len())));
-        b.results.push(iw[2]);
-        b.phis.push(Phi {
+        self.define(iw[2], self.phis.len() << 2 | PHI)?;
+        self.marks.push((at, self.block, Mark::Phi(self.phis.len())));
+        self.results.push(iw[2]);
+        self.phis.push(Phi {
             at,
             block: self.block,
             pairs: (0, 0),
@@ -517,7 +544,6 @@ impl Reading<'_, '_> {
     #[inline(always)]
     fn logic(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let flat = self.infos.get(opcode as usize)?.flat_min as usize == iw.len();
-        let b = &mut *self.bufs;
         if self.block == NONE
             || !flat
             || !iw[1..].iter().all(|&x| in_range(x, self.bound))
@@ -526,10 +552,10 @@ impl Reading<'_, '_> {
         {
             return None;
         }
-        define(b, iw[2], b.logic.len() << 2 | LOGIC)?;
-        b.marks.push((at, self.block, Mark::Logic(b.logic.len())));
-        b.results.push(iw[2]);
-        b.logic.push(Logic {
+        self.define(iw[2], self.logic.len() << 2 | LOGIC)?;
+        self.marks.push((at, self.block, Mark::Logic(self.logic.len())));
+        self.results.push(iw[2]);
+        self.logic.push(Logic {
             at,
             block: self.block,
             opcode,
@@ -555,18 +581,25 @@ impl Reading<'_, '_> {
         if !plain {
             return None;
         }
-        let b = &mut *self.bufs;
-        // (Defined first, so that its own word reads as a local id.)
+        // (Checked and defined first, so that its own word reads as a
+        // local id.)
         if result != 0 {
-            define(b, result, PLAIN)?;
-        }
-        let mut reads_phi = false;
-        let ids = b.ids.view();
-        for &x in &iw[1..] {
-            if !stays(self.ctx, self.bound, x) {
+            if !stays(self.ctx, self.bound, result) {
                 return None;
             }
-            reads_phi |= local_read(ids, &mut b.forward, x)?;
+            self.define(result, PLAIN)?;
+        }
+        let mut reads_phi = false;
+        let ids = self.ids.view();
+        for &x in &iw[1..] {
+            // (An id with a value was checked where it was defined.)
+            match ids.slot(x) {
+                Slot::Value(v) if v & 3 == LOGIC => return None,
+                Slot::Value(v) => reads_phi |= v & 3 == PHI,
+                _ if !stays(self.ctx, self.bound, x) => return None,
+                Slot::Empty => self.forward.push(x),
+                Slot::Outside => {}
+            }
         }
         if reads_phi {
             // (Before the first label, the full rewrite would rewrite it
@@ -574,14 +607,14 @@ impl Reading<'_, '_> {
             if self.block == NONE {
                 return None;
             }
-            b.marks.push((at, self.block, Mark::Reader));
+            self.marks.push((at, self.block, Mark::Reader));
         }
         if self.block != NONE {
             if result != 0 {
-                b.results.push(result);
+                self.results.push(result);
             }
             if opcode == op::FunctionCall {
-                b.callees.push(iw[3]);
+                self.callees.push(iw[3]);
             }
         }
         Some(())

@@ -180,32 +180,41 @@ pub(super) enum Define {
     Taken,
     /// The id is outside the window.
     Outside,
+    /// The id had no value and has the one given, but was read before
+    /// ([`StampedSlots::mark_read`]).
+    AfterRead,
 }
 
 /// A map from ids to values below 2²⁴, dense over a window and nothing
 /// else, emptied without touching its slots: each slot holds the
 /// generation that wrote it above its value, and a slot of another
-/// generation has no value. The slots only grow, to the largest window
-/// asked for, and are cleared once every 255 generations, so a run of
-/// functions fills them about once (four bytes a slot).
+/// generation has no value. A slot with no value may be marked as read
+/// (the generation with [`READ`] set, no value), which the id's later
+/// definition reports. The slots only grow, to the largest window asked
+/// for, and are cleared once every 127 generations, so a run of functions
+/// fills them about once (four bytes a slot).
 #[derive(Default)]
 pub(super) struct StampedMap {
     lo: u32,
     /// Each slot: its generation in the top byte, its value below.
     slots: Vec<u32>,
-    /// The current generation, 1 to 255 (0 marks a slot never written).
+    /// The current generation, 1 to 127 (0 marks a slot never written).
     generation: u32,
 }
 
 /// The bits of a [`StampedMap`] slot that hold its value.
 const VALUE_BITS: u32 = 24;
 
+/// The bit of a slot's stamp (its generation) that marks an id read before
+/// it has a value: the slot reads as empty all the same.
+const READ: u32 = 0x80;
+
 impl StampedMap {
     /// Empties the map and gives it a slot for every id of `window` at
     /// least (its slots past the window serve the ids after it).
     pub(super) fn reset(&mut self, window: Window) {
         self.generation += 1;
-        if self.generation >> (32 - VALUE_BITS) != 0 {
+        if self.generation >= READ {
             // (Generations start again: no slot may hold a current one.)
             self.slots.fill(0);
             self.generation = 1;
@@ -262,10 +271,31 @@ impl StampedSlots<'_> {
             Some(slot) if *slot >> VALUE_BITS == generation => Define::Taken,
             // (Values are indices of a function's instructions.)
             Some(slot) if value < 1 << VALUE_BITS => {
+                let read = *slot == (generation | READ) << VALUE_BITS;
                 *slot = generation << VALUE_BITS | value as u32;
-                Define::New
+                if read { Define::AfterRead } else { Define::New }
             }
             _ => Define::Outside,
+        }
+    }
+
+    /// The same map, borrowed again: its parts copied into a value of the
+    /// caller's.
+    #[inline(always)]
+    pub(super) fn reborrow(&mut self) -> StampedSlots<'_> {
+        StampedSlots {
+            lo: self.lo,
+            slots: self.slots,
+            generation: self.generation,
+        }
+    }
+
+    /// Marks `id`, in the window with no value ([`Slot::Empty`]), as
+    /// read: its definition, if one comes, says so ([`Define::AfterRead`]).
+    #[inline(always)]
+    pub(super) fn mark_read(&mut self, id: u32) {
+        if let Some(slot) = self.slots.get_mut(id.wrapping_sub(self.lo) as usize) {
+            *slot = (self.generation | READ) << VALUE_BITS;
         }
     }
 

@@ -28,7 +28,7 @@
 //! function's results in a window guessed around its first result; a
 //! result outside it makes the read start again in the exact window a walk
 //! over the headers finds, and a word read before the logic instruction or
-//! phi that defines it is refused at the end. The read does not
+//! phi that defines it is refused at that definition. The read does not
 //! depend on the predicates' values, so a batch reads a function once and
 //! rewrites it for each set ([`rewrite_read`]). Builds with debug
 //! assertions (the tests) and fuzz builds run the full rewrite too and
@@ -40,7 +40,7 @@ use crate::operands::{flat_ids, op};
 use super::super::context::Context;
 use super::super::lattice::{Val, is_logic, meet_logic};
 use super::decode::{OpInfo, op_infos};
-use super::local_ids::{Define, Slot, StampedMap, StampedSlots, StampedView, Window};
+use super::local_ids::{Define, Slot, StampedMap, StampedSlots, Window};
 use super::{Emitted, Rewritten, Writing};
 
 /// "None": no block chosen, no target.
@@ -188,10 +188,6 @@ pub(super) struct Buffers {
     /// The result ids of the instructions of each block after its label,
     /// in order.
     results: Vec<u32>,
-    /// The operand words of ordinary instructions and `OpReturnValue`
-    /// that were ids of the window with no value yet when read: a
-    /// result defined later, or a module-scope id.
-    forward: Vec<u32>,
     /// True when the read stopped at a result outside the window.
     spilled: bool,
     /// The blocks whose branch condition is a logic result, with the
@@ -212,13 +208,11 @@ impl Buffers {
         self.marks.clear();
         self.callees.clear();
         self.results.clear();
-        self.forward.clear();
         self.spilled = false;
         self.blocks.reserve(words / 16);
         self.results.reserve(words / 4);
         self.callees.reserve(words / 32);
         self.marks.reserve(words / 16);
-        self.forward.reserve(words / 4);
     }
 }
 
@@ -315,18 +309,23 @@ fn stays(ctx: &Context<'_>, bound: u32, x: u32) -> bool {
 }
 
 /// Reads `x`, an operand word of an ordinary instruction or of
-/// `OpReturnValue` that [`stays`], as a local id: `None` for a logic
-/// result, true for a phi's; an id of the window with no value yet goes
-/// into `forward`, checked once the read is done.
+/// `OpReturnValue`, as a local id (`ids`: the map of the function's): `None` for a logic result or a
+/// word that does not [`stay`](stays), true for a phi's result. An
+/// id of the window with no value yet is marked read: a logic
+/// instruction or phi defining it later is refused.
 #[inline(always)]
-fn local_read(ids: StampedView<'_>, forward: &mut Vec<u32>, x: u32) -> Option<bool> {
-    match ids.slot(x) {
-        Slot::Empty => forward.push(x),
-        Slot::Value(v) if v & 3 == LOGIC => return None,
-        Slot::Value(v) if v & 3 == PHI => return Some(true),
-        _ => {}
+fn read_word(ids: &mut StampedSlots<'_>, ctx: &Context<'_>, bound: u32, x: u32) -> Option<bool> {
+    // (An id with a value was checked where it was defined.)
+    match ids.view().slot(x) {
+        Slot::Value(v) if v & 3 == LOGIC => None,
+        Slot::Value(v) => Some(v & 3 == PHI),
+        _ if !stays(ctx, bound, x) => None,
+        Slot::Empty => {
+            ids.mark_read(x);
+            Some(false)
+        }
+        Slot::Outside => Some(false),
     }
-    Some(false)
 }
 
 /// Reads the instructions in `words[at..end_at]` (`end_at`: the
@@ -354,7 +353,6 @@ fn read(
         marks,
         callees,
         results,
-        forward,
         spilled,
         ..
     } = bufs;
@@ -369,7 +367,6 @@ fn read(
         marks,
         callees,
         results,
-        forward,
         spilled,
         block: NONE,
         ended: true,
@@ -393,14 +390,7 @@ fn read(
         }
         at += len;
     }
-    if !r.ended || r.block == NONE {
-        return None;
-    }
-    // (An ordinary instruction read before the logic instruction or phi
-    // defining one of its words: the full rewrite may replace it.)
-    let ids = &bufs.ids;
-    let later = |&x: &u32| ids.get(x).is_some_and(|v| v & 3 >= LOGIC);
-    (!bufs.forward.iter().any(later)).then_some(())
+    (r.ended && r.block != NONE).then_some(())
 }
 
 /// True when `x` is an id in range (below the module's `bound`).
@@ -427,7 +417,6 @@ struct Reading<'a, 'c> {
     marks: &'a mut Vec<(usize, u32, Mark)>,
     callees: &'a mut Vec<u32>,
     results: &'a mut Vec<u32>,
-    forward: &'a mut Vec<u32>,
     spilled: &'a mut bool,
     /// The block being read ([`NONE`] before the first label: only
     /// ordinary instructions, the parameters, may come), and whether it
@@ -438,11 +427,15 @@ struct Reading<'a, 'c> {
 
 impl Reading<'_, '_> {
     /// Gives `id` the value `value` in the map: `None` when it has one
-    /// already, or is outside the window (then [`Buffers::spilled`]).
+    /// already, or is outside the window (then [`Buffers::spilled`]); and
+    /// for a logic result or a phi's read before (an ordinary instruction
+    /// read before the logic instruction or phi defining one of its
+    /// words: the full rewrite may replace it).
     #[inline(always)]
     fn define(&mut self, id: u32, value: usize) -> Option<()> {
         match self.ids.define(id, value) {
             Define::New => Some(()),
+            Define::AfterRead => (value & 3 < LOGIC).then_some(()),
             Define::Taken => None,
             Define::Outside => {
                 *self.spilled = true;
@@ -500,8 +493,8 @@ impl Reading<'_, '_> {
                 (Exit::Conditional, cond, t, e)
             }
             (op::Return | op::Unreachable, &[_]) => (Exit::Leave, 0, NONE, NONE),
-            (op::ReturnValue, &[_, value]) if stays(ctx, bound, value) => {
-                if local_read(self.ids.view(), self.forward, value)? {
+            (op::ReturnValue, &[_, value]) => {
+                if read_word(&mut self.ids, ctx, bound, value)? {
                     self.marks.push((at, block, Mark::Reader));
                 }
                 (Exit::Leave, 0, NONE, NONE)
@@ -528,7 +521,8 @@ impl Reading<'_, '_> {
             return None;
         }
         self.define(iw[2], self.phis.len() << 2 | PHI)?;
-        self.marks.push((at, self.block, Mark::Phi(self.phis.len())));
+        self.marks
+            .push((at, self.block, Mark::Phi(self.phis.len())));
         self.results.push(iw[2]);
         self.phis.push(Phi {
             at,
@@ -553,7 +547,8 @@ impl Reading<'_, '_> {
             return None;
         }
         self.define(iw[2], self.logic.len() << 2 | LOGIC)?;
-        self.marks.push((at, self.block, Mark::Logic(self.logic.len())));
+        self.marks
+            .push((at, self.block, Mark::Logic(self.logic.len())));
         self.results.push(iw[2]);
         self.logic.push(Logic {
             at,
@@ -590,16 +585,10 @@ impl Reading<'_, '_> {
             self.define(result, PLAIN)?;
         }
         let mut reads_phi = false;
-        let ids = self.ids.view();
+        // (The map's parts copied out for the loop.)
+        let mut ids = self.ids.reborrow();
         for &x in &iw[1..] {
-            // (An id with a value was checked where it was defined.)
-            match ids.slot(x) {
-                Slot::Value(v) if v & 3 == LOGIC => return None,
-                Slot::Value(v) => reads_phi |= v & 3 == PHI,
-                _ if !stays(self.ctx, self.bound, x) => return None,
-                Slot::Empty => self.forward.push(x),
-                Slot::Outside => {}
-            }
+            reads_phi |= read_word(&mut ids, self.ctx, self.bound, x)?;
         }
         if reads_phi {
             // (Before the first label, the full rewrite would rewrite it

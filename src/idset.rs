@@ -174,10 +174,21 @@ impl IdIndex {
     /// collecting the pairs into a map does);
     /// `module_words` bounds the dense table.
     pub(crate) fn new(ids: &[u32], module_words: usize) -> IdIndex {
-        let max = ids.iter().copied().max().unwrap_or(0) as usize;
-        if max <= module_words.saturating_mul(4).max(1 << 16) && ids.len() < u32::MAX as usize {
+        IdIndex::of(ids.iter().copied(), module_words)
+    }
+
+    /// [`IdIndex::new`] of the ids `ids` yields (gone over twice).
+    pub(crate) fn of<I>(ids: I, module_words: usize) -> IdIndex
+    where
+        I: Iterator<Item = u32> + Clone,
+    {
+        let (max, count) = ids
+            .clone()
+            .fold((0, 0), |(max, count), id| (id.max(max), count + 1));
+        let max = max as usize;
+        if max <= module_words.saturating_mul(4).max(1 << 16) && count < u32::MAX as usize {
             let mut dense = crate::zeroed::vec(max + 1);
-            for (k, &id) in ids.iter().enumerate() {
+            for (k, id) in ids.enumerate() {
                 dense[id as usize] = k as u32 + 1;
             }
             IdIndex {
@@ -185,8 +196,7 @@ impl IdIndex {
                 sparse: Vec::new(),
             }
         } else {
-            let mut sparse: Vec<(u32, usize)> =
-                ids.iter().enumerate().map(|(k, &id)| (id, k)).collect();
+            let mut sparse: Vec<(u32, usize)> = ids.enumerate().map(|(k, id)| (id, k)).collect();
             // Each id's last place first, then kept alone.
             sparse.sort_unstable_by_key(|&(id, k)| (id, std::cmp::Reverse(k)));
             sparse.dedup_by_key(|p| p.0);

@@ -13,6 +13,7 @@
 use crate::error::{Result, table as table_err};
 use crate::globals::Globals;
 use crate::idbits::IdBits;
+use crate::idset::IdIndex;
 use crate::module::{Inst, Module};
 use crate::operands::op;
 use crate::target::PredicateKind;
@@ -235,11 +236,9 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
 /// Attaches every spec constant decorated with a table SpecId.
 fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Result<()> {
     let w = m.words;
-    let mut index: crate::fastmap::Map<u32, usize> =
-        crate::fastmap::Map::with_capacity_and_hasher(table.predicates.len(), Default::default());
-    for (i, p) in table.predicates.iter().enumerate() {
-        index.insert(p.spec_id, i);
-    }
+    // (Each SpecId's predicate: SpecIds are small numbers, so the index is
+    // a table, one look-up a decoration.)
+    let index = IdIndex::of(table.predicates.iter().map(|p| p.spec_id), w.len());
     // (Room for each predicate's share of the decorations: one
     // allocation each when the sites spread evenly, as a call site per
     // kernel does; no more room in all than there are decorations.)
@@ -254,7 +253,7 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
     let mut site_spec: Option<crate::fastmap::Map<u32, u32>> = None;
     for (j, dec) in g.spec_ids.iter().enumerate() {
         let (target, spec_id) = (dec.target, dec.spec_id);
-        let Some(&i) = index.get(&spec_id) else {
+        let Some(i) = index.get(spec_id) else {
             continue;
         };
         let name = &table.predicates[i].name;
@@ -269,7 +268,7 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
                     // site (or the run would have stopped there).
                     let earlier = g.spec_ids[..j]
                         .iter()
-                        .filter(|d| index.contains_key(&d.spec_id))
+                        .filter(|d| index.get(d.spec_id).is_some())
                         .map(|d| (d.target, d.spec_id));
                     site_spec = Some(earlier.collect());
                 }

@@ -212,6 +212,8 @@ impl IdIndex {
     pub(crate) fn get(&self, id: u32) -> Option<usize> {
         match self.dense.get(id as usize) {
             Some(&k) => (k as usize).checked_sub(1),
+            // (Past a dense table's end: no search.)
+            None if self.sparse.is_empty() => None,
             None => self
                 .sparse
                 .binary_search_by_key(&id, |p| p.0)

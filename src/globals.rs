@@ -43,6 +43,10 @@ pub struct Globals<'w> {
     /// The function of each `OpEntryPoint`, in module order (4 bytes an
     /// entry point: a module may hold 200,000 of them).
     pub entry_functions: Vec<u32>,
+    /// The place among the module-level instructions of each
+    /// `OpSpecConstantOp`, in module order (the only instructions a
+    /// predicate chain runs through: most modules have none).
+    pub(crate) spec_constant_ops: Vec<u32>,
     /// The first `OpTypeBool`.
     pub bool_type: Option<u32>,
     /// Every `OpConstantTrue` / `OpConstantFalse` of the bool type, with its
@@ -156,6 +160,9 @@ impl<'w> Globals<'w> {
                     g.bool_consts
                         .insert(words[2], inst.opcode == op::ConstantTrue);
                 }
+                // (Only this generic path sees them: `scan_common` takes
+                // none.)
+                op::SpecConstantOp => g.spec_constant_ops.push(k as u32),
                 _ => {}
             }
         }

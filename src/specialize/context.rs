@@ -216,12 +216,10 @@ impl ChainShape {
             .collect();
         let site_set = IdSet::new(sites.iter().copied(), n);
         let mut chain: HashMap<u32, ()> = HashMap::default();
-        for inst in m.globals() {
-            // Only an `OpSpecConstantOp` can be a chain value (and
-            // `Globals::scan` has decoded every instruction without error).
-            if inst.opcode != op::SpecConstantOp {
-                continue;
-            }
+        // Only an `OpSpecConstantOp` can be a chain value (and
+        // `Globals::scan` has decoded every instruction without error).
+        for &k in &globals.spec_constant_ops {
+            let inst = m.global(k as usize);
             let w = m.inst_words(inst);
             let in_chain = |x: u32| site_set.contains(x) || chain.contains_key(&x);
             if !w[1..].iter().any(|&x| in_chain(x)) {

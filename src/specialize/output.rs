@@ -184,7 +184,11 @@ impl Pieces {
     /// edit list, not yet laid down; returns where the list is, for
     /// [`Pieces::function`] and [`Pieces::function_words`]. Its own words
     /// are copied; its input spans stay ranges of the input.
-    pub(super) fn add_function(&mut self, spans: &[Span], own: &[u32]) -> Range<usize> {
+    pub(super) fn add_function(
+        &mut self,
+        spans: impl IntoIterator<Item = Span>,
+        own: &[u32],
+    ) -> Range<usize> {
         let start = self.edits.len();
         // (The rewrite merged its adjacent spans, and the list never
         // extends the one before it, which may be laid down elsewhere or
@@ -663,11 +667,11 @@ mod tests {
             let mut p = Pieces::default();
             let lists = [
                 p.add_function(
-                    &spans(&[(false, 0..6), (true, 0..2), (false, 8..12)]),
+                    spans(&[(false, 0..6), (true, 0..2), (false, 8..12)]),
                     &[1, 2],
                 ),
                 p.add_function(
-                    &spans(&[(true, 0..1), (false, 20..30), (true, 1..3)]),
+                    spans(&[(true, 0..1), (false, 20..30), (true, 1..3)]),
                     &[3, 4, 5],
                 ),
             ];
@@ -710,7 +714,7 @@ mod tests {
                 (true, 0..2),
                 (false, at + 600..at + 1000),
             ];
-            let list = p.add_function(&spans(&kept), &[k, !k]);
+            let list = p.add_function(spans(&kept), &[k, !k]);
             p.function(list);
             at += 1000;
             let start = p.own().len();
@@ -869,8 +873,8 @@ mod tests {
             };
             let (f1, f2) = (words(&s1), words(&s2));
             let mut p = Pieces::default();
-            let first = p.add_function(&spans(&[s1]), own);
-            let second = p.add_function(&spans(&[s2]), own);
+            let first = p.add_function(spans(&[s1]), own);
+            let second = p.add_function(spans(&[s2]), own);
             for (edits, words) in [(first.clone(), &f1), (second.clone(), &f2)] {
                 let mut got = Vec::new();
                 p.function_words(&input, edits, &mut got);
@@ -913,7 +917,7 @@ mod tests {
                 .collect();
             let mut p = Pieces::default();
             p.own().extend([1, 2, 3]); // module-scope words before
-            let edits = p.add_function(&spans(&parts), &own);
+            let edits = p.add_function(spans(&parts), &own);
             let mut words = Vec::new();
             p.function_words(&input, edits.clone(), &mut words);
             assert_eq!(words, expected);

@@ -199,7 +199,7 @@ fn check_quick(quick: &Rewritten, full: &Result<Rewritten>) {
         .expect("the full rewrite fails where the quick one took the function");
     let fields = |r: &Rewritten| {
         (
-            r.spans().to_vec(),
+            r.spans().collect::<Vec<_>>(),
             r.own().to_vec(),
             r.callees().to_vec(),
             // (A set: the rewrites list its ids in different orders.)

@@ -34,18 +34,18 @@ pub(crate) struct Span {
     pub own: bool,
 }
 
-/// What rewriting one function produced. Its word lists are packed in
-/// one buffer (a batch holds a rewrite per function and set of values, and
-/// each allocation is a `malloc` and a `free`); [`Writing`] builds it.
+/// What rewriting one function produced. Its spans and word lists are
+/// packed in one buffer (a batch holds a rewrite per function and set of
+/// values, and each allocation is a `malloc` and a `free`); [`Writing`]
+/// builds it.
 #[derive(Debug, Clone)]
 pub(crate) struct Rewritten {
-    /// The function's new words (`OpFunction` … `OpFunctionEnd`), in order:
-    /// the rewrite records what it keeps of the input as it writes, so
-    /// nothing has to find it again by comparing words.
-    spans: Vec<Span>,
-    /// [`Rewritten::own`], then [`Rewritten::callees`], then
+    /// [`Rewritten::spans`], three words each ([`SPAN_WORDS`]), then
+    /// [`Rewritten::own`], [`Rewritten::callees`] and
     /// [`Rewritten::removed_ids`].
     lists: Vec<u32>,
+    /// Where the spans end in `lists`.
+    spans_end: usize,
     /// Where [`Rewritten::own`] ends in `lists`.
     own_end: usize,
     /// Where [`Rewritten::callees`] ends in `lists`.
@@ -70,17 +70,31 @@ pub(crate) struct Rewritten {
     pub chain_defs: HashMap<u32, Inst>,
 }
 
+/// The words of a [`Span`] in [`Rewritten`]'s buffer: its start, its
+/// length and whether it is of the own words. (A span's start and length
+/// fit in 32 bits: it lies in the module's words, which the parse keeps
+/// below 2³², or in a rewrite's own words, no more than its function's.)
+const SPAN_WORDS: usize = 3;
+
 impl Rewritten {
-    /// The function's new words as spans of the input and of
-    /// [`Rewritten::own`], in order.
-    pub(crate) fn spans(&self) -> &[Span] {
-        &self.spans
+    /// The function's new words (`OpFunction` … `OpFunctionEnd`), in
+    /// order, as spans of the input and of [`Rewritten::own`]: the rewrite
+    /// records what it keeps of the input as it writes, so nothing has to
+    /// find it again by comparing words.
+    pub(crate) fn spans(&self) -> impl ExactSizeIterator<Item = Span> + '_ {
+        self.lists[..self.spans_end]
+            .chunks_exact(SPAN_WORDS)
+            .map(|w| Span {
+                start: w[0] as usize,
+                len: w[1] as usize,
+                own: w[2] != 0,
+            })
     }
 
     /// The words the rewrite wrote itself: the instructions it changed or
     /// made.
     pub(crate) fn own(&self) -> &[u32] {
-        &self.lists[..self.own_end]
+        &self.lists[self.spans_end..self.own_end]
     }
 
     /// Callees of live `OpFunctionCall`s, in order.
@@ -135,27 +149,30 @@ impl Writing {
         }
     }
 
-    /// The rewrite, its lists copied into exactly sized storage (so that
-    /// rewrites kept for a while take no more memory than they fill), or
-    /// into the storage of a rewrite given back to `slot`
-    /// ([`Emitted::recycle`]), where there is one; the lists' storage goes
-    /// back to `slot` for the next rewrite.
+    /// The rewrite, its spans and lists copied into one buffer of exactly
+    /// their size (so that rewrites kept for a while take no more memory
+    /// than they fill), or into the storage of a rewrite given back to
+    /// `slot` ([`Emitted::recycle`]), where there is one; the lists'
+    /// storage goes back to `slot` for the next rewrite.
     pub(super) fn finish(self, slot: &mut Emitted) -> Rewritten {
-        let (mut spans, mut lists) = match slot.spare.take() {
-            Some((mut spans, mut lists)) => (cleared(&mut spans), cleared(&mut lists)),
-            None => (
-                Vec::with_capacity(self.spans.len()),
-                Vec::with_capacity(self.own.len() + self.callees.len() + self.removed_ids.len()),
+        let spans_end = SPAN_WORDS * self.spans.len();
+        let mut lists = match slot.spare.take() {
+            Some(mut lists) => cleared(&mut lists),
+            None => Vec::with_capacity(
+                spans_end + self.own.len() + self.callees.len() + self.removed_ids.len(),
             ),
         };
-        spans.extend_from_slice(&self.spans);
+        lists.extend(
+            (self.spans.iter()).flat_map(|s| [s.start as u32, s.len as u32, u32::from(s.own)]),
+        );
         lists.extend_from_slice(&self.own);
+        let own_end = lists.len();
         lists.extend_from_slice(&self.callees);
-        let (own_end, callees_end) = (self.own.len(), lists.len());
+        let callees_end = lists.len();
         lists.extend_from_slice(&self.removed_ids);
         let out = Rewritten {
-            spans,
             lists,
+            spans_end,
             own_end,
             callees_end,
             bad_uses: self.bad_uses,
@@ -210,7 +227,7 @@ pub(super) struct Emitted {
     callees: Vec<u32>,
     /// The storage of a rewrite given back ([`Emitted::recycle`]), for
     /// the next [`Writing::finish`].
-    spare: Option<(Vec<Span>, Vec<u32>)>,
+    spare: Option<Vec<u32>>,
 }
 
 impl Emitted {
@@ -218,6 +235,6 @@ impl Emitted {
     /// next rewrite's lists: a caller that keeps one rewrite at a time
     /// then allocates none after the first.
     pub(super) fn recycle(&mut self, r: Rewritten) {
-        self.spare = Some((r.spans, r.lists));
+        self.spare = Some(r.lists);
     }
 }

@@ -1268,6 +1268,88 @@ fn label_sharing_its_id_with_a_logic_result() {
     );
 }
 
+#[test]
+fn a_word_read_before_the_result_defining_it() {
+    // entry: y = OpCopyObject x, then x defined: by a logic instruction
+    // (x = !p, branched on), by a phi of a later block, or by a plain
+    // instruction (x = OpCopyObject true). Invalid input (a use before its
+    // definition). The full rewrite may replace the word where x is a
+    // logic result or a phi; the quick rewrite must then decline (debug
+    // builds compare the two), take the plain case as the full one does,
+    // and nothing may panic. The logic result stays a use of the
+    // predicate, an error; otherwise each target keeps the arm `p` says.
+    isolated(
+        "a_word_read_before_the_result_defining_it",
+        Duration::from_secs(30),
+        || {
+            for later in ["logic", "phi", "plain"] {
+                let mut k = Kernel::new(&[("is.gfx942", 0)], &[0]);
+                let p = k.sites[0];
+                let (fa, fb) = (k.import("a"), k.import("b"));
+                let kern = k.id();
+                let [entry, a, b, m, x, y, ca, cb, va, vb] = [(); 10].map(|_| k.id());
+                let (void, boolean, t, f) = (k.void, k.boolean, k.t, k.f);
+                let phi = later == "phi";
+                let mut w = Vec::new();
+                inst(&mut w, Op::Function, &[void, kern, 0, k.void_fn]);
+                inst(&mut w, Op::Label, &[entry]);
+                inst(&mut w, Op::CopyObject, &[boolean, y, x]);
+                match later {
+                    "logic" => {
+                        inst(&mut w, Op::LogicalNot, &[boolean, x, p]);
+                        inst(&mut w, Op::BranchConditional, &[x, a, b]);
+                    }
+                    "plain" => {
+                        inst(&mut w, Op::CopyObject, &[boolean, x, t]);
+                        inst(&mut w, Op::BranchConditional, &[p, a, b]);
+                    }
+                    _ => inst(&mut w, Op::BranchConditional, &[p, a, b]),
+                }
+                // Each arm calls its import; for the phi, it also makes
+                // the phi's value (a local one: the quick way takes no
+                // constant) and goes on to the phi's block.
+                for (label, callee, result, value, c) in [(a, fa, ca, va, t), (b, fb, cb, vb, f)] {
+                    inst(&mut w, Op::Label, &[label]);
+                    inst(&mut w, Op::FunctionCall, &[void, result, callee]);
+                    if phi {
+                        inst(&mut w, Op::CopyObject, &[boolean, value, c]);
+                        inst(&mut w, Op::Branch, &[m]);
+                    } else {
+                        inst(&mut w, Op::Return, &[]);
+                    }
+                }
+                if phi {
+                    inst(&mut w, Op::Label, &[m]);
+                    inst(&mut w, Op::Phi, &[boolean, x, va, a, vb, b]);
+                    inst(&mut w, Op::Return, &[]);
+                }
+                inst(&mut w, Op::FunctionEnd, &[]);
+                k.functions.extend(w);
+                k.entry_point(kern, "k");
+                let what = format!("a word read before the {later} result defining it");
+                let (problems, outcomes) = probe(&k.bytes(), &["gfx942", "gfx950"], &what);
+                assert_no_problems(&problems, &what);
+                for (o, want) in outcomes.iter().zip(["a", "b"]) {
+                    match o {
+                        // (The logic result stays a use of the predicate:
+                        // the full rewrite's error, for every target.)
+                        Outcome::Err(e) if later == "logic" => {
+                            assert!(e.contains("unresolved use"), "{what}: {e}")
+                        }
+                        // (gfx942: p true.)
+                        Outcome::Ok(out) if later != "logic" => assert_eq!(
+                            kasm::call_facts(out).called,
+                            [want.to_string()].into(),
+                            "{what}"
+                        ),
+                        other => panic!("{what}: got {other:?}"),
+                    }
+                }
+            }
+        },
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Depth: chains and CFGs deep enough to overflow a recursive walk
 

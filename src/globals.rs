@@ -60,6 +60,10 @@ pub struct Globals<'w> {
     pub int_width: HashMap<u32, u32>,
 }
 
+/// The most module-level instructions of a module whose lists
+/// [`Globals::scan_with_reads`] reserves at their likely size.
+const SMALL_MODULE_SCOPE: usize = 1 << 12;
+
 impl<'w> Globals<'w> {
     /// Scans the module-level instructions of `m`.
     pub fn scan(m: &Module<'w>) -> Result<Globals<'w>> {
@@ -78,12 +82,15 @@ impl<'w> Globals<'w> {
         // at most.)
         g.strings.names.reserve(32);
         defs.defs.reserve_exact(m.globals().len());
-        // (And for their SpecIds and entry points: at most a decoration
-        // and a definition a predicate site, an entry point's name and
-        // its function's definition; a larger module's lists grow.)
-        let small = m.globals().len().min(1 << 12);
-        g.spec_ids.reserve(small / 2);
-        g.entry_functions.reserve(small / 8);
+        // (And, in a small module, for its SpecIds and entry points: a
+        // site takes a decoration and a definition. A larger module's
+        // lists grow from empty: where they start moves the peak of a
+        // 100 MB run.)
+        let globals = m.globals().len();
+        if globals <= SMALL_MODULE_SCOPE {
+            g.spec_ids.reserve(globals / 2);
+            g.entry_functions.reserve(globals / 8);
+        }
         let w = m.words;
         let bound = m.bound();
         let id_ok = |id: u32| id != 0 && id < bound;

@@ -279,17 +279,6 @@ impl StampedSlots<'_> {
         }
     }
 
-    /// The same map, borrowed again: its parts copied into a value of the
-    /// caller's.
-    #[inline(always)]
-    pub(super) fn reborrow(&mut self) -> StampedSlots<'_> {
-        StampedSlots {
-            lo: self.lo,
-            slots: self.slots,
-            generation: self.generation,
-        }
-    }
-
     /// Marks `id`, in the window with no value ([`Slot::Empty`]), as
     /// read: its definition, if one comes, says so ([`Define::AfterRead`]).
     #[inline(always)]
@@ -357,7 +346,7 @@ impl StampedView<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Define, LocalMap, Slot, StampedMap, Window};
+    use super::{Define, LocalMap, READ, Slot, StampedMap, Window};
 
     #[test]
     fn a_stamped_map_empties_in_one_step_and_keeps_to_its_window() {
@@ -379,11 +368,38 @@ mod tests {
         assert_eq!(m.slots_mut().define(25, 4), Define::New);
         assert_eq!(m.get(25), Some(4));
         // Generations start again without a stale slot coming back.
-        m.generation = 255;
+        m.generation = READ - 1;
         m.reset(Window::new(15, 16, 1));
         assert_eq!(m.get(25), None);
         assert_eq!(m.slots_mut().define(25, 5), Define::New);
         assert_eq!(m.get(25), Some(5));
+    }
+
+    #[test]
+    fn an_id_marked_read_reads_as_empty_and_its_definition_says_so() {
+        let mut m = StampedMap::default();
+        m.reset(Window::new(10, 20, 4));
+        m.slots_mut().mark_read(12);
+        // (Outside the window: nothing to mark.)
+        m.slots_mut().mark_read(30);
+        assert_eq!(m.view().slot(12), Slot::Empty);
+        assert_eq!(m.get(12), None);
+        assert_eq!(m.slots_mut().define(12, 1), Define::AfterRead);
+        assert_eq!(m.get(12), Some(1));
+        assert_eq!(m.slots_mut().define(12, 2), Define::Taken);
+        assert_eq!(m.slots_mut().define(13, 3), Define::New);
+        // The next function's map: the mark is gone with its generation,
+        // also when the generations start again.
+        m.slots_mut().mark_read(14);
+        m.reset(Window::new(10, 20, 4));
+        assert_eq!(m.slots_mut().define(14, 4), Define::New);
+        m.slots_mut().mark_read(15);
+        m.generation = READ - 1;
+        m.slots_mut().mark_read(16);
+        m.reset(Window::new(10, 20, 4));
+        assert_eq!(m.generation, 1);
+        assert_eq!(m.slots_mut().define(15, 5), Define::New);
+        assert_eq!(m.slots_mut().define(16, 6), Define::New);
     }
 
     #[test]

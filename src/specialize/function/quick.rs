@@ -309,10 +309,10 @@ fn stays(ctx: &Context<'_>, bound: u32, x: u32) -> bool {
 }
 
 /// Reads `x`, an operand word of an ordinary instruction or of
-/// `OpReturnValue`, as a local id (`ids`: the map of the function's): `None` for a logic result or a
-/// word that does not [`stay`](stays), true for a phi's result. An
-/// id of the window with no value yet is marked read: a logic
-/// instruction or phi defining it later is refused.
+/// `OpReturnValue`, as a local id of the function's map `ids`: `None` for
+/// a logic result or a word that does not [`stay`](stays), true for a
+/// phi's result. An id of the window with no value yet is marked read: a
+/// logic instruction or phi defining it later is refused.
 #[inline(always)]
 fn read_word(ids: &mut StampedSlots<'_>, ctx: &Context<'_>, bound: u32, x: u32) -> Option<bool> {
     // (An id with a value was checked where it was defined.)
@@ -585,10 +585,8 @@ impl Reading<'_, '_> {
             self.define(result, PLAIN)?;
         }
         let mut reads_phi = false;
-        // (The map's parts copied out for the loop.)
-        let mut ids = self.ids.reborrow();
         for &x in &iw[1..] {
-            reads_phi |= read_word(&mut ids, self.ctx, self.bound, x)?;
+            reads_phi |= read_word(&mut self.ids, self.ctx, self.bound, x)?;
         }
         if reads_phi {
             // (Before the first label, the full rewrite would rewrite it

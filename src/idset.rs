@@ -170,18 +170,15 @@ pub(crate) struct IdIndex {
 }
 
 impl IdIndex {
-    /// Maps `ids[k]` to `k` (the last `k` when an id repeats, as
-    /// collecting the pairs into a map does);
-    /// `module_words` bounds the dense table.
-    pub(crate) fn new(ids: &[u32], module_words: usize) -> IdIndex {
-        IdIndex::of(ids.iter().copied(), module_words)
-    }
-
-    /// [`IdIndex::new`] of the ids `ids` yields (gone over twice).
-    pub(crate) fn of<I>(ids: I, module_words: usize) -> IdIndex
+    /// Maps the `k`th id `ids` yields to `k` (the last `k` when an id
+    /// repeats, as collecting the pairs into a map does; the ids are gone
+    /// over twice); `module_words` bounds the dense table.
+    pub(crate) fn new<I>(ids: I, module_words: usize) -> IdIndex
     where
-        I: Iterator<Item = u32> + Clone,
+        I: IntoIterator<Item = u32>,
+        I::IntoIter: Clone,
     {
+        let ids = ids.into_iter();
         let (max, count) = ids
             .clone()
             .fold((0, 0), |(max, count), id| (id.max(max), count + 1));
@@ -231,8 +228,8 @@ mod tests {
     fn id_index_dense_and_sparse_agree() {
         let ids = [7, 3, 7, 100];
         let sparse_ids = [7, 3, 7, 100, u32::MAX - 1];
-        let dense = IdIndex::new(&ids, 10);
-        let sparse = IdIndex::new(&sparse_ids, 10);
+        let dense = IdIndex::new(ids, 10);
+        let sparse = IdIndex::new(sparse_ids, 10);
         for (id, k) in [
             (7, Some(2)),
             (3, Some(1)),

@@ -238,7 +238,7 @@ fn attach_sites(m: &Module<'_>, g: &Globals, table: &mut PredicateTable) -> Resu
     let w = m.words;
     // (Each SpecId's predicate: SpecIds are small numbers, so the index is
     // a table, one look-up a decoration.)
-    let index = IdIndex::of(table.predicates.iter().map(|p| p.spec_id), w.len());
+    let index = IdIndex::new(table.predicates.iter().map(|p| p.spec_id), w.len());
     // (Room for each predicate's share of the decorations: one
     // allocation each when the sites spread evenly, as a call site per
     // kernel does; no more room in all than there are decorations.)

@@ -110,7 +110,7 @@ impl Analysis {
             n,
         );
         let scan = scan::Scan::new(m, &interest)?;
-        let fact_of = IdIndex::new(&function_ids, n);
+        let fact_of = IdIndex::new(function_ids.iter().copied(), n);
         let ids_unique =
             (function_ids.iter().enumerate()).all(|(k, &id)| fact_of.get(id) == Some(k));
         let callees = |f: u32| fact_of.get(f).map_or(&[][..], |k| scan.callees(k));

@@ -396,7 +396,7 @@ pub(super) fn table_readers(
     table_variable: u32,
 ) -> TableReaders {
     // Each closure id's place, which also tells which ids are in it.
-    let place = IdIndex::new(closure, module_words);
+    let place = IdIndex::new(closure.iter().copied(), module_words);
     // (Room for every id read in a small module, where the closure's
     // string bytes are most of them; a larger one's list grows.)
     let room = reads.ids_read().min(1 << 12).max(2 * closure.len());
@@ -551,7 +551,7 @@ mod tests {
     /// The roots, sorted.
     fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
         let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
-        let index = IdIndex::new(all, 0);
+        let index = IdIndex::new(all.iter().copied(), 0);
         let mut roots = liveness_roots(
             all,
             &index,
@@ -604,7 +604,7 @@ mod tests {
             (8, &[8]),
         ]);
         let callees = |f: u32| after.get(&f).map_or(&[][..], Vec::as_slice);
-        let index = IdIndex::new(&all, 0);
+        let index = IdIndex::new(all.iter().copied(), 0);
         let root_ids = roots(&all, &[1], &g);
         let dead_at = dead_functions(&all, &index, &root_ids, &callees, None);
         let mut dead: Vec<u32> = (0..all.len())
@@ -628,7 +628,7 @@ mod tests {
     /// (the pairs of ids outside the closure left out, as `table_readers`
     /// does).
     fn readers_of(closure: &[u32], pairs: &[(u32, u32)], anonymous: Vec<u32>) -> TableReaders {
-        let place = IdIndex::new(closure, 64);
+        let place = IdIndex::new(closure.iter().copied(), 64);
         let by_place: Vec<(u32, u32)> = pairs
             .iter()
             .filter_map(|&(id, r)| place.get(id).map(|k| (k as u32, r)))

@@ -440,13 +440,8 @@ impl Scan {
         let (mut at, mut k) = (0, 0);
         while let Some(&p) = hits.get(k) {
             let p = p as usize;
-            // (`at <= p` holds: a count of 0, which the parse rules out,
-            // is stepped over as 1.)
-            let mut len = ((ops[at] >> 16) as usize).max(1);
-            while at + len <= p {
-                at += len;
-                len = ((ops[at] >> 16) as usize).max(1);
-            }
+            let (start, len) = instruction_holding(ops, at, p);
+            at = start;
             let end = at + len;
             // (The class bits of its words of interest, how many there are
             // and where the last is.)
@@ -602,6 +597,27 @@ impl Scan {
         })?;
         Ok(hit)
     }
+}
+
+/// The start and word count of the instruction of `ops` that holds word
+/// `p`, found by walking the headers from the instruction at `at` (at or
+/// before `p`). A count of 0, which the parse rules out, is stepped over
+/// as 1. (The walk looks only at the words from `at` to `p`, so that each
+/// step is one comparison.)
+#[inline(always)]
+fn instruction_holding(ops: &[u32], at: usize, p: usize) -> (usize, usize) {
+    let Some(span) = ops.get(at..=p) else {
+        return (at, 1);
+    };
+    let (mut k, mut len) = (0, 1);
+    while let Some(&head) = span.get(k) {
+        len = ((head >> 16) as usize).max(1);
+        if k + len >= span.len() {
+            break;
+        }
+        k += len;
+    }
+    (at + k, len)
 }
 
 /// A memory-access mask of `Aligned` alone.

@@ -4,6 +4,9 @@
 //! `ArchTables::embedded` parses nothing at run time. A bad file fails the
 //! build, naming the file and line. `ArchTables::from_dir` still loads other
 //! tables at run time.
+//!
+//! Also reads rspirv's core grammar into the operand walker's tables
+//! (`build/grammar.rs`), which `src/operands.rs` includes.
 
 use std::fmt::Write as _;
 use std::{env, fs, path::Path};
@@ -13,6 +16,13 @@ use std::{env, fs, path::Path};
 mod schema;
 
 use schema::{Index, List, ProcessorEntry, Text};
+
+#[allow(dead_code)]
+#[path = "src/operand_layouts.rs"]
+mod layouts;
+
+#[path = "build/grammar.rs"]
+mod grammar;
 
 fn main() {
     // Read at run time, not with `env!`: a build script binary is reused
@@ -47,6 +57,10 @@ fn main() {
     out.push('\n');
     let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("embedded_tables.rs");
     fs::write(dest, out).expect("writing embedded_tables.rs");
+    println!("cargo:rerun-if-changed=build/grammar.rs");
+    println!("cargo:rerun-if-changed=src/operand_layouts.rs");
+    let dest = Path::new(&env::var("OUT_DIR").unwrap()).join("grammar_tables.rs");
+    fs::write(dest, grammar::tables()).expect("writing grammar_tables.rs");
 }
 
 /// Writing a value as a Rust constant expression that borrows everything.

@@ -41,6 +41,7 @@ pub mod inspect;
 #[cfg(feature = "json")]
 pub mod json;
 pub mod module;
+mod operand_layouts;
 pub mod operands;
 mod parallel;
 mod prefetch;

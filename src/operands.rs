@@ -3,7 +3,9 @@
 //! The pass must find every use of a predicate-derived value, every call and
 //! every reference to the ids it removes, and rewrite uses of ids it replaces.
 //! That needs the id positions of arbitrary instructions, which this module
-//! reads off rspirv's copy of the core grammar. Operand kinds whose layout
+//! reads off rspirv's copy of the core grammar: most through the layouts
+//! build.rs read off it into tables (`src/operand_layouts.rs`), the rest
+//! by walking the grammar's operands. Operand kinds whose layout
 //! depends on other operands are handled here: literal strings, the
 //! parameters of `ImageOperands`, `MemoryAccess`, `LoopControl` and
 //! `TensorAddressingOperands`, `OpSwitch` literals (whose width is the
@@ -13,12 +15,11 @@
 //! parameterised operand this module does not model) the remaining words are
 //! reported as [`Role::MaybeId`], so callers can stay on the safe side.
 
-use std::sync::OnceLock;
-
 use rspirv::grammar::{INSTRUCTION_TABLE, Instruction, OperandKind, OperandQuantifier};
 use spirv::Op;
 
 use crate::error::{Result, binary};
+use crate::operand_layouts::{Entry, Layout, LayoutTail, Simple, Tail};
 
 /// What an id-bearing word of an instruction is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,265 +34,25 @@ pub enum Role {
     MaybeId,
 }
 
-/// What the walker needs to know of an opcode.
-#[derive(Clone, Copy)]
-struct Entry {
-    grammar: &'static Instruction<'static>,
-    /// For instructions whose operands are fixed ids and at most one
-    /// trailing group the walker need not be consulted for.
-    simple: Option<Simple>,
-    /// Word index of the result id, if there is one ([`result_pos`]).
-    result_pos: Option<usize>,
-    /// Its place in the grammar's table, where [`layout_of`] keeps its
-    /// [`Layout`]: that of the other instructions whose operands the
-    /// walker need not be consulted for (literals among the fixed words, a
-    /// string, a decoration or mode), most module-scope instructions.
-    slot: u16,
-}
+// The tables build.rs read off the grammar (build/grammar.rs): `OPCODES`,
+// `ENTRIES`, `GRAMMAR_LEN` and `LAYOUTS`.
+include!(concat!(env!("OUT_DIR"), "/grammar_tables.rs"));
 
-/// An instruction layout read without walking the grammar, for the
-/// opcodes without a [`Simple`] one: an optional result type and result,
-/// `fixed` one-word operands (ids or literals), then a [`LayoutTail`].
-/// [`for_each_id`] reads the words exactly as the walker would, and leaves
-/// to the walker every instruction too short for its fixed words or
-/// otherwise malformed, so reports and errors stay the walker's.
-#[derive(Clone, Copy)]
-struct Layout {
-    has_type: bool,
-    has_result: bool,
-    /// One-word operands after the result.
-    fixed: u8,
-    /// Bit `i` set: fixed operand `i` is an id read; clear: a literal.
-    fixed_ids: u32,
-    tail: LayoutTail,
-}
+/// [`ENTRIES`], by opcode.
+static ENTRY_TABLE: [Option<Entry>; OPCODES] = ENTRIES;
 
-/// What may follow a [`Layout`]'s fixed operands.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum LayoutTail {
-    /// Nothing (extra words are reported as [`Role::MaybeId`]).
-    Nothing,
-    /// Any number of ids.
-    Ids,
-    /// Any number of id pairs.
-    IdPairs,
-    /// Literal words to the end (`OpConstant`'s value, `OpDecorate`-like
-    /// literal lists).
-    Literals,
-    /// An optional id, then nothing (`OpVariable`'s initializer).
-    OptionalId,
-    /// An optional one-word literal, then nothing.
-    OptionalLiteral,
-    /// A literal string, then nothing (`OpName`, `OpExtInstImport`).
-    String,
-    /// A literal string, then ids (`OpEntryPoint`'s interface).
-    StringThenIds,
-    /// A decoration, execution mode or loop control word whose parameters
-    /// run to the end: ids for `OpDecorateId` and `OpExecutionModeId`,
-    /// literals otherwise.
-    Mode {
-        /// The parameters are ids.
-        ids: bool,
-    },
-}
+/// [`LAYOUTS`], by place in the grammar table.
+static LAYOUT_TABLE: [Option<Layout>; GRAMMAR_LEN] = LAYOUTS;
 
-/// An instruction layout read without walking the grammar: an optional
-/// result type and result, `fixed` id operands, then a [`Tail`].
-#[derive(Clone, Copy)]
-struct Simple {
-    has_type: bool,
-    has_result: bool,
-    fixed: usize,
-    tail: Tail,
-}
-
-/// What may follow a [`Simple`] layout's fixed ids.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Tail {
-    /// Nothing (extra words are reported as [`Role::MaybeId`]).
-    Nothing,
-    /// Any number of ids (`OpFunctionCall` arguments).
-    Ids,
-    /// Any number of id pairs (`OpPhi`): an odd count is too short.
-    IdPairs,
-    /// Any number of literal words (`OpBranchConditional`'s weights,
-    /// `OpCompositeExtract`'s indices).
-    Literals,
-    /// An optional memory-access mask with its parameters (`OpLoad`,
-    /// `OpStore`).
-    MemoryAccess,
-}
-
-/// Opcode → grammar entry, built once: an immutable lookup table.
+/// Opcode → what the walker knows of it.
 #[inline]
 fn entry(opcode: u16) -> Option<&'static Entry> {
-    static TABLE: OnceLock<Vec<Option<Entry>>> = OnceLock::new();
-    let table = TABLE.get_or_init(|| {
-        let max = INSTRUCTION_TABLE
-            .iter()
-            .map(|i| i.opcode as u32)
-            .max()
-            .unwrap_or(0);
-        let mut t = vec![None; max as usize + 1];
-        for (slot, inst) in INSTRUCTION_TABLE.iter().enumerate() {
-            t[inst.opcode as usize] = Some(Entry {
-                grammar: inst,
-                simple: simple_layout(inst),
-                result_pos: grammar_result_pos(inst),
-                slot: slot as u16,
-            });
-        }
-        t
-    });
-    table.get(opcode as usize)?.as_ref()
+    ENTRY_TABLE.get(opcode as usize)?.as_ref()
 }
 
-/// The [`Layout`] of an opcode without a [`Simple`] one, read off the
-/// grammar on first use (a run meets a few dozen opcodes of the hundreds),
-/// out of the hot [`entry`] table.
+/// The [`Layout`] of an opcode without a [`Simple`] one, if one fits it.
 fn layout_of(e: &Entry) -> Option<Layout> {
-    static LAYOUTS: OnceLock<Vec<OnceLock<Option<Layout>>>> = OnceLock::new();
-    let layouts = LAYOUTS.get_or_init(|| {
-        (0..INSTRUCTION_TABLE.iter().count())
-            .map(|_| OnceLock::new())
-            .collect()
-    });
-    *layouts
-        .get(e.slot as usize)?
-        .get_or_init(|| layout(e.grammar))
-}
-
-/// The all-ids layout of an instruction, if it has one.
-fn simple_layout(inst: &Instruction<'_>) -> Option<Simple> {
-    use OperandKind as K;
-    use OperandQuantifier as Q;
-    let ops = inst.operands;
-    let mut i = 0;
-    let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
-    i += has_type as usize;
-    let has_result = ops.get(i).is_some_and(|o| o.kind == K::IdResult);
-    i += has_result as usize;
-    let mut fixed = 0;
-    let mut tail = Tail::Nothing;
-    for o in &ops[i..] {
-        if tail != Tail::Nothing {
-            return None;
-        }
-        let id = matches!(o.kind, K::IdRef | K::IdScope | K::IdMemorySemantics);
-        tail = match (id, o.kind, o.quantifier) {
-            (true, _, Q::One) => {
-                fixed += 1;
-                Tail::Nothing
-            }
-            (true, _, Q::ZeroOrMore) => Tail::Ids,
-            (false, K::PairIdRefIdRef, Q::ZeroOrMore) => Tail::IdPairs,
-            (false, K::LiteralInteger, Q::ZeroOrMore) => Tail::Literals,
-            (false, K::MemoryAccess, Q::ZeroOrOne) => Tail::MemoryAccess,
-            _ => return None,
-        };
-    }
-    Some(Simple {
-        has_type,
-        has_result,
-        fixed,
-        tail,
-    })
-}
-
-/// Whether the walker reads an operand of this kind as exactly one word
-/// that is not an id (an enumerant, a mask without id parameters, a
-/// literal number).
-fn one_word_literal(kind: OperandKind) -> bool {
-    use OperandKind as K;
-    !matches!(
-        kind,
-        K::IdResultType
-            | K::IdResult
-            | K::IdRef
-            | K::IdMemorySemantics
-            | K::IdScope
-            | K::LiteralString
-            | K::LiteralContextDependentNumber
-            | K::LiteralSpecConstantOpInteger
-            | K::PairLiteralIntegerIdRef
-            | K::PairIdRefLiteralInteger
-            | K::PairIdRefIdRef
-            | K::ImageOperands
-            | K::MemoryAccess
-            | K::TensorAddressingOperands
-            | K::LoopControl
-            | K::Decoration
-            | K::ExecutionMode
-            | K::TensorOperands
-    )
-}
-
-/// The [`Layout`] of an instruction (one without a [`Simple`] layout, for
-/// [`entry`]), if the walker's reading of it fits one.
-fn layout(inst: &Instruction<'_>) -> Option<Layout> {
-    use OperandKind as K;
-    use OperandQuantifier as Q;
-    let ops = inst.operands;
-    let has_type = ops.first().is_some_and(|o| o.kind == K::IdResultType);
-    let has_result = ops
-        .get(has_type as usize)
-        .is_some_and(|o| o.kind == K::IdResult);
-    let rest = &ops[has_type as usize + has_result as usize..];
-    let is_id = |k| matches!(k, K::IdRef | K::IdScope | K::IdMemorySemantics);
-    let (mut fixed, mut fixed_ids) = (0u8, 0u32);
-    let mut i = 0;
-    while let Some(o) = rest.get(i) {
-        if o.quantifier != Q::One || !(is_id(o.kind) || one_word_literal(o.kind)) || fixed == 31 {
-            break;
-        }
-        fixed_ids |= (is_id(o.kind) as u32) << fixed;
-        fixed += 1;
-        i += 1;
-    }
-    let tail = match (&rest[i..], inst.opcode) {
-        ([], _) => LayoutTail::Nothing,
-        ([o], _) if o.quantifier == Q::ZeroOrMore && is_id(o.kind) => LayoutTail::Ids,
-        ([o], _) if o.quantifier == Q::ZeroOrMore && o.kind == K::PairIdRefIdRef => {
-            LayoutTail::IdPairs
-        }
-        ([o], _) if o.quantifier == Q::ZeroOrMore && one_word_literal(o.kind) => {
-            LayoutTail::Literals
-        }
-        ([o], _) if o.quantifier == Q::One && o.kind == K::LiteralContextDependentNumber => {
-            LayoutTail::Literals
-        }
-        ([o], _) if o.quantifier == Q::ZeroOrOne && is_id(o.kind) => LayoutTail::OptionalId,
-        ([o], _) if o.quantifier == Q::ZeroOrOne && one_word_literal(o.kind) => {
-            LayoutTail::OptionalLiteral
-        }
-        ([o], _) if o.quantifier == Q::One && o.kind == K::LiteralString => LayoutTail::String,
-        ([s, o], _)
-            if s.quantifier == Q::One
-                && s.kind == K::LiteralString
-                && o.quantifier == Q::ZeroOrMore
-                && is_id(o.kind) =>
-        {
-            LayoutTail::StringThenIds
-        }
-        ([o], opcode)
-            if o.quantifier == Q::One
-                && matches!(o.kind, K::LoopControl | K::Decoration | K::ExecutionMode) =>
-        {
-            let ids = matches!(
-                (o.kind, opcode as u16),
-                (K::ExecutionMode, op::ExecutionModeId) | (K::Decoration, op::DecorateId)
-            );
-            LayoutTail::Mode { ids }
-        }
-        _ => return None,
-    };
-    Some(Layout {
-        has_type,
-        has_result,
-        fixed,
-        fixed_ids,
-        tail,
-    })
+    *LAYOUT_TABLE.get(e.slot as usize)?
 }
 
 /// Reports the ids of `words` by their [`Layout`]; `false` (nothing
@@ -309,8 +70,6 @@ fn for_each_id_by_layout(words: &[u32], l: Layout, f: &mut impl FnMut(usize, Rol
     let (uses, maybe_from) = match l.tail {
         LayoutTail::Nothing => (0..0, fixed_end),
         LayoutTail::Ids => (fixed_end..len, len),
-        LayoutTail::IdPairs if (len - fixed_end).is_multiple_of(2) => (fixed_end..len, len),
-        LayoutTail::IdPairs => return false,
         LayoutTail::Literals => (0..0, len),
         LayoutTail::OptionalId if len > fixed_end => (fixed_end..fixed_end + 1, fixed_end + 1),
         LayoutTail::OptionalLiteral if len > fixed_end => (0..0, fixed_end + 1),
@@ -346,7 +105,7 @@ fn for_each_id_by_layout(words: &[u32], l: Layout, f: &mut impl FnMut(usize, Rol
 
 /// The core grammar's entry for an opcode, if it has one.
 pub(crate) fn grammar(opcode: u16) -> Option<&'static Instruction<'static>> {
-    entry(opcode).map(|e| e.grammar)
+    INSTRUCTION_TABLE.iter().nth(entry(opcode)?.slot as usize)
 }
 
 /// The name of an opcode (`OpLoad`), or `Op<number>` when unknown.
@@ -361,17 +120,9 @@ pub fn opname(opcode: u16) -> String {
 /// has one (2 when a result type comes first, else 1).
 #[inline]
 pub fn result_pos(opcode: u16) -> Option<usize> {
-    entry(opcode)?.result_pos
-}
-
-/// [`result_pos`] read off the grammar.
-fn grammar_result_pos(g: &Instruction<'_>) -> Option<usize> {
-    match g.operands {
-        [a, b, ..] if a.kind == OperandKind::IdResultType && b.kind == OperandKind::IdResult => {
-            Some(2)
-        }
-        [a, ..] if a.kind == OperandKind::IdResult => Some(1),
-        _ => None,
+    match entry(opcode)?.result_pos {
+        0 => None,
+        p => Some(p as usize),
     }
 }
 
@@ -403,7 +154,7 @@ pub fn flat_ids(words: &[u32]) -> Option<FlatIds> {
     let s = entry(opcode)?.simple?;
     let head = s.has_type as usize + s.has_result as usize;
     let first_use = 1 + head;
-    let fixed_end = first_use + s.fixed;
+    let fixed_end = first_use + s.fixed as usize;
     let len = words.len();
     if len < fixed_end {
         return None;
@@ -460,34 +211,40 @@ pub struct Shape {
 /// has none): one look-up per instruction for a scan that passes over
 /// most of them.
 pub fn shapes() -> &'static [Shape] {
-    static TABLE: OnceLock<Vec<Shape>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let max = INSTRUCTION_TABLE
-            .iter()
-            .map(|i| i.opcode as usize)
-            .max()
-            .unwrap_or(0);
-        let mut t = vec![Shape::default(); max + 1];
-        for inst in INSTRUCTION_TABLE.iter() {
-            let e = entry(inst.opcode as u16).expect("every grammar opcode has an entry");
-            let result = e.result_pos.unwrap_or(0) as u8;
+    &SHAPE_TABLE
+}
+
+/// [`SHAPES`], by opcode.
+static SHAPE_TABLE: [Shape; OPCODES] = SHAPES;
+
+/// [`Shape`] of every opcode, from [`ENTRIES`], computed as the library
+/// is compiled.
+pub(crate) const SHAPES: [Shape; OPCODES] = {
+    let mut t = [Shape {
+        result: 0,
+        flat_min: 0,
+        exact: false,
+    }; OPCODES];
+    let mut opcode = 0;
+    while opcode < OPCODES {
+        if let Some(e) = &ENTRIES[opcode] {
             let (flat_min, exact) = match e.simple {
-                Some(s) => {
-                    let fixed_end = 1 + s.has_type as usize + s.has_result as usize + s.fixed;
-                    let exact = matches!(s.tail, Tail::IdPairs | Tail::MemoryAccess);
-                    (u8::try_from(fixed_end).unwrap_or(0), exact)
-                }
+                Some(s) => (
+                    1 + s.has_type as u8 + s.has_result as u8 + s.fixed,
+                    matches!(s.tail, Tail::IdPairs | Tail::MemoryAccess),
+                ),
                 None => (0, false),
             };
-            t[inst.opcode as usize] = Shape {
-                result,
+            t[opcode] = Shape {
+                result: e.result_pos,
                 flat_min,
                 exact,
             };
         }
-        t
-    })
-}
+        opcode += 1;
+    }
+    t
+};
 
 /// Calls `f(word_index_within_inst, role)` for every id-bearing word of the
 /// instruction `words` (its first word included in the slice).
@@ -507,7 +264,7 @@ pub fn for_each_id(
     };
     if let Some(s) = e.simple {
         let head = s.has_type as usize + s.has_result as usize;
-        let fixed_end = 1 + head + s.fixed;
+        let fixed_end = 1 + head + s.fixed as usize;
         let too_short = || {
             binary(
                 at,
@@ -561,7 +318,10 @@ pub fn for_each_id(
     {
         return Ok(());
     }
-    let g = e.grammar;
+    let Some(g) = INSTRUCTION_TABLE.iter().nth(e.slot as usize) else {
+        (1..words.len()).for_each(|i| f(i, Role::MaybeId));
+        return Ok(());
+    };
     let mut w = Walker {
         words,
         pos: 1,
@@ -971,7 +731,7 @@ mod tests {
             let Some(e) = entry(inst.opcode as u16).filter(|e| e.simple.is_none()) else {
                 continue;
             };
-            let Some(l) = layout(e.grammar) else {
+            let Some(l) = layout_of(e) else {
                 continue;
             };
             for len in 1..9usize {

@@ -566,9 +566,8 @@ impl Reading<'_, '_> {
     #[inline(always)]
     fn ordinary(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let info = self.infos.get(opcode as usize)?;
-        let plain = info.plain
-            && iw.len() >= info.flat_min as usize
-            && (!info.exact || flat_ids(iw).is_some());
+        let plain =
+            info.plain && iw.len() >= info.flat_min as usize && (!info.exact || is_flat(iw));
         let result = match info.result {
             0 => 0,
             p => *iw.get(p as usize)?,
@@ -606,6 +605,15 @@ impl Reading<'_, '_> {
         }
         Some(())
     }
+}
+
+/// True when `iw`, of an opcode whose words must be looked at to know
+/// ([`OpInfo::exact`](super::decode::OpInfo)), has a flat layout (out of
+/// [`read`]'s loop: a load or store with a memory-access mask, a few a
+/// function).
+#[inline(never)]
+fn is_flat(iw: &[u32]) -> bool {
+    flat_ids(iw).is_some()
 }
 
 /// Checks the `OpFunction` (`header`) has its five words (the full

@@ -48,6 +48,8 @@ pub(super) struct Context<'a> {
     /// module-scope chain values of any type
     /// ([`ChainShape::rewrite_triggers`]).
     replaceable: IdSet,
+    /// [`ChainShape::unchanged`]: the bits [`Context::stays`] looks up.
+    unchanged: &'a [u64],
     /// Word index of the first module-scope reader of a predicate.
     first_reader: usize,
     /// The boolean constants chosen so far.
@@ -195,6 +197,10 @@ pub(super) struct ChainShape {
     /// operand id or a word that may be one), or that are an
     /// `OpDecorateId` of one.
     pub readers: Vec<usize>,
+    /// One bit for each id up to about as many as the module's words
+    /// ([`unchanged_bits`]), set for every id that no context keeps as it
+    /// is: 0, the ids at or past the bound and the rewrite triggers.
+    unchanged: Vec<u64>,
 }
 
 impl ChainShape {
@@ -265,10 +271,12 @@ impl ChainShape {
                 readers.push(k);
             }
         }
+        let unchanged = unchanged_bits(triggers, m.bound(), n);
         Ok(ChainShape {
             sites: site_set,
             chain: chain_sets,
             readers,
+            unchanged,
         })
     }
 
@@ -296,6 +304,26 @@ struct ChainSets {
     bools: IdSet,
 }
 
+/// [`ChainShape::unchanged`] of a module of `module_words` words whose ids
+/// are below `bound` and whose rewrite triggers are `triggers`: one bit
+/// for each id below the bound, or, for a bound far beyond the module's
+/// size (a hostile one must not make us allocate gigabytes), for the
+/// first eight ids a word (at least 65,536); set for 0, for the ids at or
+/// past the bound and for the triggers.
+fn unchanged_bits(triggers: &IdSet, bound: u32, module_words: usize) -> Vec<u64> {
+    let covered = (bound as usize).min(module_words.saturating_mul(8).max(1 << 16));
+    let mut bits: Vec<u64> = crate::zeroed::vec(covered.div_ceil(64).max(1));
+    let mut set = |id: usize| {
+        if let Some(w) = bits.get_mut(id / 64) {
+            *w |= 1 << (id % 64);
+        }
+    };
+    set(0);
+    (bound as usize..covered.div_ceil(64) * 64).for_each(&mut set);
+    triggers.iter().for_each(|id| set(id as usize));
+    bits
+}
+
 impl<'a> Context<'a> {
     /// Evaluates the module-scope chain for the given values of the
     /// table's predicates (in table order, as
@@ -318,6 +346,7 @@ impl<'a> Context<'a> {
             module_chain: HashMap::default(),
             chain: shape.bool_chain(),
             replaceable: shape.rewrite_triggers().clone(),
+            unchanged: &shape.unchanged,
             first_reader: usize::MAX,
             constants: Constants {
                 next_id: m.bound(),
@@ -475,6 +504,30 @@ impl<'a> Context<'a> {
     #[inline]
     pub(super) fn may_replace(&self, id: u32) -> bool {
         self.replaceable.contains(id)
+    }
+
+    /// True when `id` is an id in range (nonzero, below the bound) that no
+    /// rewrite replaces ([`Context::may_replace`] false): one bit looked
+    /// up ([`ChainShape::unchanged`]), for all but the ids past a hostile
+    /// bound's bits.
+    #[inline(always)]
+    pub(super) fn stays(&self, id: u32) -> bool {
+        let stays = match self.unchanged.get(id as usize / 64) {
+            Some(w) => w >> (id % 64) & 1 == 0,
+            None => self.stays_past_bits(id),
+        };
+        debug_assert_eq!(
+            stays,
+            id != 0 && id < self.m.bound() && !self.may_replace(id),
+            "id {id}"
+        );
+        stays
+    }
+
+    /// [`Context::stays`] of an id past [`ChainShape::unchanged`]'s bits.
+    #[inline(never)]
+    fn stays_past_bits(&self, id: u32) -> bool {
+        id != 0 && id < self.m.bound() && !self.may_replace(id)
     }
 
     /// What replaces a module-level id in every use, if anything: a

@@ -246,7 +246,7 @@ pub(super) fn read_function(
         }
         read(words, ctx, first, end_at, exact()?, bound, bufs)?;
     }
-    own_header_stays(&words[start..first], ctx, bound, &bufs.ids)?;
+    own_header_stays(&words[start..first], ctx, &bufs.ids)?;
     resolve(words, ctx, start, bufs)
 }
 
@@ -301,25 +301,18 @@ fn header_walk(words: &[u32], mut at: usize, end: usize) -> Option<Window> {
     Some(Window::new(lo, hi, count))
 }
 
-/// True when `x` is an id in range that the full rewrite leaves alone
-/// where it is no local id: not a module-scope id it may replace.
-#[inline(always)]
-fn stays(ctx: &Context<'_>, bound: u32, x: u32) -> bool {
-    in_range(x, bound) && !ctx.may_replace(x)
-}
-
 /// Reads `x`, an operand word of an ordinary instruction or of
 /// `OpReturnValue`, as a local id of the function's map `ids`: `None` for
-/// a logic result or a word that does not [`stay`](stays), true for a
+/// a logic result or a word that does not [`stay`](Context::stays), true for a
 /// phi's result. An id of the window with no value yet is marked read: a
 /// logic instruction or phi defining it later is refused.
 #[inline(always)]
-fn read_word(ids: &mut StampedSlots<'_>, ctx: &Context<'_>, bound: u32, x: u32) -> Option<bool> {
+fn read_word(ids: &mut StampedSlots<'_>, ctx: &Context<'_>, x: u32) -> Option<bool> {
     // (An id with a value was checked where it was defined.)
     match ids.view().slot(x) {
         Slot::Value(v) if v & 3 == LOGIC => None,
         Slot::Value(v) => Some(v & 3 == PHI),
-        _ if !stays(ctx, bound, x) => None,
+        _ if !ctx.stays(x) => None,
         Slot::Empty => {
             ids.mark_read(x);
             Some(false)
@@ -452,7 +445,7 @@ impl Reading<'_, '_> {
         let &[_, label] = iw else {
             return None;
         };
-        if !self.ended || !stays(self.ctx, self.bound, label) {
+        if !self.ended || !self.ctx.stays(label) {
             return None;
         }
         self.define(label, (self.blocks.len() << 2) | LABEL)?;
@@ -483,18 +476,15 @@ impl Reading<'_, '_> {
     fn terminator(&mut self, at: usize, iw: &[u32], opcode: u16) -> Option<()> {
         let (ctx, bound, block) = (self.ctx, self.bound, self.block);
         let exit = match (opcode, iw) {
-            (op::Branch, &[_, t]) if stays(ctx, bound, t) => (Exit::Branch, 0, t, NONE),
+            (op::Branch, &[_, t]) if ctx.stays(t) => (Exit::Branch, 0, t, NONE),
             (op::BranchConditional, &[_, cond, t, e])
-                if in_range(cond, bound)
-                    && t != e
-                    && stays(ctx, bound, t)
-                    && stays(ctx, bound, e) =>
+                if in_range(cond, bound) && t != e && ctx.stays(t) && ctx.stays(e) =>
             {
                 (Exit::Conditional, cond, t, e)
             }
             (op::Return | op::Unreachable, &[_]) => (Exit::Leave, 0, NONE, NONE),
             (op::ReturnValue, &[_, value]) => {
-                if read_word(&mut self.ids, ctx, bound, value)? {
+                if read_word(&mut self.ids, ctx, value)? {
                     self.marks.push((at, block, Mark::Reader));
                 }
                 (Exit::Leave, 0, NONE, NONE)
@@ -517,7 +507,7 @@ impl Reading<'_, '_> {
     fn phi(&mut self, at: usize, iw: &[u32]) -> Option<()> {
         let len = iw.len();
         let flat = len >= 3 && (len - 3).is_multiple_of(2);
-        if self.block == NONE || !flat || !iw[1..].iter().all(|&x| stays(self.ctx, self.bound, x)) {
+        if self.block == NONE || !flat || !iw[1..].iter().all(|&x| self.ctx.stays(x)) {
             return None;
         }
         self.define(iw[2], self.phis.len() << 2 | PHI)?;
@@ -578,14 +568,14 @@ impl Reading<'_, '_> {
         // (Checked and defined first, so that its own word reads as a
         // local id.)
         if result != 0 {
-            if !stays(self.ctx, self.bound, result) {
+            if !self.ctx.stays(result) {
                 return None;
             }
             self.define(result, PLAIN)?;
         }
         let mut reads_phi = false;
         for &x in &iw[1..] {
-            reads_phi |= read_word(&mut self.ids, self.ctx, self.bound, x)?;
+            reads_phi |= read_word(&mut self.ids, self.ctx, x)?;
         }
         if reads_phi {
             // (Before the first label, the full rewrite would rewrite it
@@ -621,11 +611,11 @@ fn is_flat(iw: &[u32]) -> bool {
 /// that the rewrite leaves alone, and that no instruction of the body
 /// defines its id again.
 #[inline(never)]
-fn own_header_stays(header: &[u32], ctx: &Context<'_>, bound: u32, ids: &StampedMap) -> Option<()> {
+fn own_header_stays(header: &[u32], ctx: &Context<'_>, ids: &StampedMap) -> Option<()> {
     let [_, ty, id, _, fn_ty] = *header else {
         return None;
     };
-    let kept = |x: u32| stays(ctx, bound, x) && ids.get(x).is_none_or(|v| v & 3 < LOGIC);
+    let kept = |x: u32| ctx.stays(x) && ids.get(x).is_none_or(|v| v & 3 < LOGIC);
     (kept(ty) && kept(id) && kept(fn_ty) && ids.get(id).is_none()).then_some(())
 }
 

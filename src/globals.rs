@@ -43,6 +43,10 @@ pub struct Globals<'w> {
     /// The function of each `OpEntryPoint`, in module order (4 bytes an
     /// entry point: a module may hold 200,000 of them).
     pub entry_functions: Vec<u32>,
+    /// The words of each `OpEntryPoint`'s name, in module order (0: more
+    /// than 255), so that the emit finds its interface without reading
+    /// the name again for every target.
+    pub(crate) entry_name_words: Vec<u8>,
     /// The place among the module-level instructions of each
     /// `OpSpecConstantOp`, in module order (the only instructions a
     /// predicate chain runs through: most modules have none).
@@ -90,6 +94,7 @@ impl<'w> Globals<'w> {
         if globals <= SMALL_MODULE_SCOPE {
             g.spec_ids.reserve(globals / 2);
             g.entry_functions.reserve(globals / 8);
+            g.entry_name_words.reserve(globals / 8);
         }
         let w = m.words;
         let bound = m.bound();
@@ -152,8 +157,9 @@ impl<'w> Globals<'w> {
                 }
                 op::EntryPoint if inst.len >= 4 => {
                     let function = m.id_at(inst.at + 2)?;
-                    literal_string(w, inst.at + 3, inst.end())?;
+                    let (_, n) = literal_string(w, inst.at + 3, inst.end())?;
                     g.entry_functions.push(function);
+                    g.entry_name_words.push(u8::try_from(n).unwrap_or(0));
                 }
                 op::TypeBool if inst.len >= 2 => {
                     g.bool_type.get_or_insert(words[1]);
@@ -184,6 +190,7 @@ impl<'w> Globals<'w> {
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
         shrink_spare(&mut g.entry_functions);
+        shrink_spare(&mut g.entry_name_words);
         // (Fuzz builds check the fast paths against the grammar walk.)
         if cfg!(fuzzing) {
             assert!(
@@ -223,6 +230,7 @@ impl<'w> Globals<'w> {
                     return false;
                 }
                 self.entry_functions.push(words[2]);
+                self.entry_name_words.push(u8::try_from(n).unwrap_or(0));
                 reads.record(0, Some(words[2]), &words[3 + n..]);
                 true
             }

@@ -110,6 +110,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
         removed: plan.removed_ids,
         global_rewrites: plan.global_rewrites,
         next_rewrite: 0,
+        next_entry: 0,
         shapes: shapes(),
     };
     for (k, inst) in m.globals().enumerate() {
@@ -171,6 +172,9 @@ struct ModuleScope<'e, 'm> {
     /// [`Plan::global_rewrites`], consumed in order from `next_rewrite`.
     global_rewrites: &'e [(usize, Vec<u32>)],
     next_rewrite: usize,
+    /// How many `OpEntryPoint`s were laid down: the next one's place in
+    /// `Globals::entry_name_words`.
+    next_entry: usize,
     /// Result positions by opcode ([`shapes`]): one small table look-up
     /// per instruction.
     shapes: &'static [Shape],
@@ -221,7 +225,17 @@ impl ModuleScope<'_, '_> {
                 }
             }
             op::EntryPoint => {
-                let n = literal_string_words(m.words, inst.at + 3, inst.end()).unwrap_or(0);
+                let known = ctx.globals.entry_name_words.get(self.next_entry);
+                self.next_entry += 1;
+                let n = match known {
+                    Some(&n) if n != 0 => n as usize,
+                    _ => literal_string_words(m.words, inst.at + 3, inst.end()).unwrap_or(0),
+                };
+                debug_assert_eq!(
+                    Some(n),
+                    literal_string_words(m.words, inst.at + 3, inst.end()),
+                    "the entry points' name lengths are in module order"
+                );
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
                     // The head as it is (its first word fixed below), then
                     // the interface ids that stay.

@@ -39,7 +39,7 @@ pub(crate) fn tables() -> String {
         "/// Each opcode's [`Entry`] (`None`: not in the grammar)."
     )
     .unwrap();
-    writeln!(out, "const ENTRIES: [Option<Entry>; OPCODES] = [").unwrap();
+    writeln!(out, "static ENTRIES: [Option<Entry>; OPCODES] = [").unwrap();
     for e in &entries {
         match e {
             None => out.push_str("None,\n"),
@@ -69,7 +69,7 @@ pub(crate) fn tables() -> String {
          /// for the opcodes without a [`Simple`] one (`None` where no layout fits)."
     )
     .unwrap();
-    writeln!(out, "const LAYOUTS: [Option<Layout>; GRAMMAR_LEN] = [").unwrap();
+    writeln!(out, "static LAYOUTS: [Option<Layout>; GRAMMAR_LEN] = [").unwrap();
     for l in &layouts {
         match l {
             None => out.push_str("None,\n"),

@@ -38,21 +38,15 @@ pub enum Role {
 // `ENTRIES`, `GRAMMAR_LEN` and `LAYOUTS`.
 include!(concat!(env!("OUT_DIR"), "/grammar_tables.rs"));
 
-/// [`ENTRIES`], by opcode.
-static ENTRY_TABLE: [Option<Entry>; OPCODES] = ENTRIES;
-
-/// [`LAYOUTS`], by place in the grammar table.
-static LAYOUT_TABLE: [Option<Layout>; GRAMMAR_LEN] = LAYOUTS;
-
 /// Opcode → what the walker knows of it.
 #[inline]
 fn entry(opcode: u16) -> Option<&'static Entry> {
-    ENTRY_TABLE.get(opcode as usize)?.as_ref()
+    ENTRIES.get(opcode as usize)?.as_ref()
 }
 
 /// The [`Layout`] of an opcode without a [`Simple`] one, if one fits it.
 fn layout_of(e: &Entry) -> Option<Layout> {
-    *LAYOUT_TABLE.get(e.slot as usize)?
+    *LAYOUTS.get(e.slot as usize)?
 }
 
 /// Reports the ids of `words` by their [`Layout`]; `false` (nothing
@@ -211,15 +205,12 @@ pub struct Shape {
 /// has none): one look-up per instruction for a scan that passes over
 /// most of them.
 pub fn shapes() -> &'static [Shape] {
-    &SHAPE_TABLE
+    &SHAPES
 }
-
-/// [`SHAPES`], by opcode.
-static SHAPE_TABLE: [Shape; OPCODES] = SHAPES;
 
 /// [`Shape`] of every opcode, from [`ENTRIES`], computed as the library
 /// is compiled.
-pub(crate) const SHAPES: [Shape; OPCODES] = {
+static SHAPES: [Shape; OPCODES] = {
     let mut t = [Shape {
         result: 0,
         flat_min: 0,

@@ -586,3 +586,37 @@ impl<'a> Context<'a> {
         id
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`unchanged_bits`]: a bit set for 0, for each trigger and for each
+    /// id at or past the bound that the bits cover; clear for every other
+    /// id; and, past a hostile bound's cover, no bits at all (those ids
+    /// take the long way).
+    #[test]
+    fn unchanged_bits_mark_zero_the_triggers_and_what_is_out_of_range() {
+        let set =
+            |bits: &[u64], id: usize| bits.get(id / 64).is_some_and(|w| w >> (id % 64) & 1 != 0);
+        for bound in [1u32, 2, 63, 64, 65, 130, 1000] {
+            let triggers = IdSet::new([1, 7, 64, 129].into_iter().filter(|&x| x < bound), 100);
+            let bits = unchanged_bits(&triggers, bound, 100);
+            assert_eq!(
+                bits.len(),
+                (bound as usize).div_ceil(64).max(1),
+                "bound {bound}"
+            );
+            for id in 0..bits.len() * 64 {
+                let stays = id != 0 && id < bound as usize && !triggers.contains(id as u32);
+                assert_eq!(set(&bits, id), !stays, "bound {bound}, id {id}");
+            }
+        }
+        // A bound far past a 10-word module's eight ids a word: bits for
+        // the first 65,536 ids only, a trigger past them left out.
+        let triggers = IdSet::new([5, 70_000, u32::MAX - 1], 10);
+        let bits = unchanged_bits(&triggers, u32::MAX, 10);
+        assert_eq!(bits.len(), (1 << 16) / 64);
+        assert!(set(&bits, 0) && set(&bits, 5) && !set(&bits, 6) && !set(&bits, 65_535));
+    }
+}

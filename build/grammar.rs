@@ -1,5 +1,5 @@
 //! Reads rspirv's core grammar into the operand walker's tables (the
-//! forms of `src/operand_layouts.rs`), written as Rust constants that
+//! forms of `src/operand_layouts.rs`), written as Rust statics that
 //! `src/operands.rs` includes: each opcode's [`Entry`], and each grammar
 //! instruction's [`Layout`].
 

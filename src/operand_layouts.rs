@@ -2,7 +2,7 @@
 //! ([`crate::operands`]) reads without consulting the grammar. build.rs
 //! finds them for every instruction of rspirv's core grammar
 //! (`build/grammar.rs`, which compiles this file too) and writes them as
-//! constant tables that `operands` includes, so that no run builds them:
+//! static tables that `operands` includes, so that no run builds them:
 //! building them took about a fifth of a command-line run on a small
 //! module.
 

@@ -220,10 +220,18 @@ static SHAPES: [Shape; OPCODES] = {
     while opcode < OPCODES {
         if let Some(e) = &ENTRIES[opcode] {
             let (flat_min, exact) = match e.simple {
-                Some(s) => (
-                    1 + s.has_type as u8 + s.has_result as u8 + s.fixed,
-                    matches!(s.tail, Tail::IdPairs | Tail::MemoryAccess),
-                ),
+                Some(s) => {
+                    let fixed_end =
+                        1 + s.has_type as usize + s.has_result as usize + s.fixed as usize;
+                    (
+                        if fixed_end <= u8::MAX as usize {
+                            fixed_end as u8
+                        } else {
+                            0
+                        },
+                        matches!(s.tail, Tail::IdPairs | Tail::MemoryAccess),
+                    )
+                }
                 None => (0, false),
             };
             t[opcode] = Shape {

@@ -516,15 +516,13 @@ impl<'a> Context<'a> {
             Some(w) => w >> (id % 64) & 1 == 0,
             None => self.stays_past_bits(id),
         };
-        debug_assert_eq!(
-            stays,
-            id != 0 && id < self.m.bound() && !self.may_replace(id),
-            "id {id}"
-        );
+        debug_assert_eq!(stays, self.stays_past_bits(id), "id {id}");
         stays
     }
 
-    /// [`Context::stays`] of an id past [`ChainShape::unchanged`]'s bits.
+    /// [`Context::stays`] the long way (a range check and the set), for
+    /// an id past [`ChainShape::unchanged`]'s bits, and in debug builds to
+    /// check the bits' answer.
     #[inline(never)]
     fn stays_past_bits(&self, id: u32) -> bool {
         id != 0 && id < self.m.bound() && !self.may_replace(id)

@@ -530,9 +530,9 @@ impl Reading<'_, '_> {
         let flat = self.infos.get(opcode as usize)?.flat_min as usize == iw.len();
         if self.block == NONE
             || !flat
-            || !iw[1..].iter().all(|&x| in_range(x, self.bound))
-            || self.ctx.may_replace(iw[1])
-            || self.ctx.may_replace(iw[2])
+            || !iw[3..].iter().all(|&x| in_range(x, self.bound))
+            || !self.ctx.stays(iw[1])
+            || !self.ctx.stays(iw[2])
         {
             return None;
         }

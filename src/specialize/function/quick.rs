@@ -971,13 +971,16 @@ fn emit(
             out.take_input(run..blk.label_at);
             run = blk.end;
             let (first, past) = (blk.callees.0 as usize, blk.callees.1 as usize);
-            out.callees
-                .extend_from_slice(&bufs.callees[callees_from..first]);
+            // (A few ids at a time: pushed, not copied by `memcpy`.)
+            for &callee in &bufs.callees[callees_from..first] {
+                out.callees.push(callee);
+            }
             callees_from = past;
             out.blocks_removed += 1;
             out.removed_ids.push(blk.label);
-            out.removed_ids
-                .extend_from_slice(&bufs.results[range(blk.results)]);
+            for &id in &bufs.results[range(blk.results)] {
+                out.removed_ids.push(id);
+            }
             continue;
         }
         for &(at, block, mark) in &bufs.marks[range(blk.marks)] {

@@ -113,8 +113,8 @@ impl Rewritten {
 /// [`Emitted`], which [`Writing::finish`] gives back.
 #[derive(Debug, Default)]
 pub(super) struct Writing {
-    /// [`Rewritten::spans`].
-    pub(super) spans: Vec<Span>,
+    /// [`Rewritten::spans`], as they are kept ([`SPAN_WORDS`] each).
+    pub(super) spans: Vec<[u32; SPAN_WORDS]>,
     /// [`Rewritten::own`].
     pub(super) own: Vec<u32>,
     /// [`Rewritten::callees`].
@@ -155,16 +155,15 @@ impl Writing {
     /// `slot` ([`Emitted::recycle`]), where there is one; the lists'
     /// storage goes back to `slot` for the next rewrite.
     pub(super) fn finish(self, slot: &mut Emitted) -> Rewritten {
-        let spans_end = SPAN_WORDS * self.spans.len();
+        let spans = self.spans.as_flattened();
+        let spans_end = spans.len();
         let mut lists = match slot.spare.take() {
             Some(mut lists) => cleared(&mut lists),
             None => Vec::with_capacity(
                 spans_end + self.own.len() + self.callees.len() + self.removed_ids.len(),
             ),
         };
-        lists.extend(
-            (self.spans.iter()).flat_map(|s| [s.start as u32, s.len as u32, u32::from(s.own)]),
-        );
+        lists.extend_from_slice(spans);
         lists.extend_from_slice(&self.own);
         let own_end = lists.len();
         lists.extend_from_slice(&self.callees);
@@ -211,9 +210,11 @@ impl Writing {
         if len == 0 {
             return;
         }
+        // (Both fit in 32 bits: see [`SPAN_WORDS`].)
+        let (start, len, own) = (start as u32, len as u32, u32::from(own));
         match self.spans.last_mut() {
-            Some(last) if last.own == own && last.start + last.len == start => last.len += len,
-            _ => self.spans.push(Span { start, len, own }),
+            Some([at, n, kind]) if *kind == own && *at + *n == start => *n += len,
+            _ => self.spans.push([start, len, own]),
         }
     }
 }
@@ -221,7 +222,7 @@ impl Writing {
 /// The storage of a [`Writing`]'s lists, kept between rewrites.
 #[derive(Default)]
 pub(super) struct Emitted {
-    spans: Vec<Span>,
+    spans: Vec<[u32; SPAN_WORDS]>,
     own: Vec<u32>,
     removed_ids: Vec<u32>,
     callees: Vec<u32>,

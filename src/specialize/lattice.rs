@@ -28,6 +28,7 @@ pub(super) fn is_logic(opcode: u16) -> bool {
 }
 
 /// The value of a binary `OpLogical*` over two lattice values.
+#[inline(always)]
 pub(super) fn meet_logic(opcode: u16, a: Val, b: Val) -> Val {
     use Val::*;
     match opcode {

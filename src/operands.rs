@@ -199,6 +199,8 @@ pub struct Shape {
     /// True when the words must be looked at to know that the layout is
     /// flat (`OpPhi`'s pairs, a memory-access mask).
     pub exact: bool,
+    /// [`is_annotation`]: the opcode names another id in word 1.
+    pub annotation: bool,
 }
 
 /// [`Shape`] of every opcode, indexed by opcode (an opcode past the end
@@ -215,6 +217,7 @@ static SHAPES: [Shape; OPCODES] = {
         result: 0,
         flat_min: 0,
         exact: false,
+        annotation: false,
     }; OPCODES];
     let mut opcode = 0;
     while opcode < OPCODES {
@@ -238,8 +241,10 @@ static SHAPES: [Shape; OPCODES] = {
                 result: e.result_pos,
                 flat_min,
                 exact,
+                annotation: false,
             };
         }
+        t[opcode].annotation = is_annotation(opcode as u16);
         opcode += 1;
     }
     t
@@ -561,7 +566,7 @@ impl Walker<'_, '_> {
 
 /// Debug names and annotations whose words after the first operand are all
 /// literals: they read no value, and go with the id they name in word 1.
-pub fn names_an_id(opcode: u16) -> bool {
+pub const fn names_an_id(opcode: u16) -> bool {
     matches!(
         opcode,
         op::Name
@@ -575,7 +580,7 @@ pub fn names_an_id(opcode: u16) -> bool {
 
 /// Every debug and annotation instruction that names another id in word 1:
 /// [`names_an_id`]'s and `OpDecorateId` (whose later operands are ids).
-pub fn is_annotation(opcode: u16) -> bool {
+pub const fn is_annotation(opcode: u16) -> bool {
     names_an_id(opcode) || opcode == op::DecorateId
 }
 
@@ -787,6 +792,7 @@ mod tests {
                 shape.result as usize,
                 result_pos(inst.opcode as u16).unwrap_or(0)
             );
+            assert_eq!(shape.annotation, is_annotation(inst.opcode as u16));
             for len in 1..9usize {
                 let mut words = vec![7u32; len];
                 words[0] = crate::module::header_word(len, inst.opcode as u16);

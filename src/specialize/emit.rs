@@ -192,14 +192,15 @@ impl ModuleScope<'_, '_> {
     fn lay_down(&mut self, k: usize, inst: Inst, out: &mut Pieces) {
         let (m, ctx, removed) = (self.m, self.ctx, self.removed);
         let w = m.inst_words(inst);
-        let result = (self.shapes)
-            .get(inst.opcode as usize)
-            .map_or(0, |s| s.result as usize);
+        // (Its result's place and whether it is an annotation, in one
+        // look-up.)
+        let shape = (self.shapes).get(inst.opcode as usize);
+        let result = shape.map_or(0, |s| s.result as usize);
         if result != 0 && w.get(result).is_some_and(|&id| removed.contains(id)) {
             return;
         }
         match inst.opcode {
-            o if is_annotation(o) => {
+            o if shape.is_some_and(|s| s.annotation) => {
                 let target = w.get(1).copied().unwrap_or(0);
                 if removed.contains(target)
                     || (o == op::Decorate

@@ -58,8 +58,12 @@ pub struct Globals<'w> {
     pub bool_consts: HashMap<u32, bool>,
     /// The smallest and the largest id of [`Globals::bool_consts`] (`(0,
     /// 0)` when it has none): most ids asked about are outside this span,
-    /// which two comparisons tell without hashing.
+    /// which two comparisons tell without searching.
     bool_const_span: (u32, u32),
+    /// [`Globals::bool_consts`] sorted by id, for [`Globals::bool_const`]:
+    /// a module has a few (most one or two), found in a step or two of a
+    /// binary search, where a hash look-up costs more.
+    bool_consts_by_id: Vec<(u32, bool)>,
     /// Width in bits of each `OpTypeInt`.
     pub int_width: HashMap<u32, u32>,
 }
@@ -186,6 +190,8 @@ impl<'w> Globals<'w> {
                 Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
             })
             .unwrap_or((0, 0));
+        g.bool_consts_by_id = g.bool_consts.iter().map(|(&id, &b)| (id, b)).collect();
+        g.bool_consts_by_id.sort_unstable();
         g.strings.finish();
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
@@ -351,7 +357,10 @@ impl<'w> Globals<'w> {
         if id.wrapping_sub(lo) > hi - lo {
             return None;
         }
-        self.bool_consts.get(&id).copied()
+        let list = &self.bool_consts_by_id;
+        list.binary_search_by_key(&id, |&(c, _)| c)
+            .ok()
+            .map(|k| list[k].1)
     }
 
     /// A function as people name it: its `OpName`, else its linkage name,

@@ -983,7 +983,13 @@ fn emit(
             }
             continue;
         }
-        for &(at, block, mark) in &bufs.marks[range(blk.marks)] {
+        // (Most blocks have no marks.)
+        let marks = if blk.marks.0 < blk.marks.1 {
+            &bufs.marks[range(blk.marks)]
+        } else {
+            &[]
+        };
+        for &(at, block, mark) in marks {
             if changes(words, at, mark, bufs) {
                 let iw = instruction(words, at);
                 out.take_input(run..at);

@@ -366,11 +366,20 @@ impl<'w> Globals<'w> {
     /// A function as people name it: its `OpName`, else its linkage name,
     /// else `%id`.
     pub fn function_name(&self, id: u32) -> String {
+        let mut name = String::new();
+        self.write_function_name(id, &mut name);
+        name
+    }
+
+    /// [`Globals::function_name`], appended to `out`.
+    pub fn write_function_name(&self, id: u32, out: &mut String) {
         if let Some(n) = self.name(id) {
-            return n.into_owned();
+            out.push_str(&n);
+            return;
         }
         if let Some(n) = self.strings.linkage_name(id) {
-            return n.into_owned();
+            out.push_str(&n);
+            return;
         }
         // (Digits by hand: `format!` costs some thousand instructions, and
         // most functions of a large module may be named this way.)
@@ -384,10 +393,8 @@ impl<'w> Globals<'w> {
                 break;
             }
         }
-        let mut name = String::with_capacity(1 + digits.len() - k);
-        name.push('%');
-        name.extend(digits[k..].iter().map(|&d| d as char));
-        name
+        out.push('%');
+        out.extend(digits[k..].iter().map(|&d| d as char));
     }
 }
 

@@ -54,8 +54,8 @@ pub fn report(r: &Report) -> Value {
         "selects_folded": r.selects_folded,
         "phis_folded": r.phis_folded,
         "blocks_removed": r.blocks_removed,
-        "functions_rewritten": r.functions_rewritten.as_slice(),
-        "functions_removed": r.functions_removed.as_slice(),
+        "functions_rewritten": r.functions_rewritten.iter().collect::<Vec<_>>(),
+        "functions_removed": r.functions_removed.iter().collect::<Vec<_>>(),
     })
 }
 

@@ -182,7 +182,7 @@ fn group_outputs(
             rewrite_for_all(
                 prepared,
                 predicated[i] as usize,
-                &names[i],
+                names.get(i).unwrap_or_default(),
                 &contexts,
                 varying.as_ref(),
                 scratch,

@@ -58,7 +58,7 @@ mod word_hits;
 
 pub use output::Output;
 pub use prepared::Prepared;
-pub use report::Report;
+pub use report::{FunctionNames, Report};
 
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -21,7 +21,7 @@ use super::lattice::Val;
 use super::output::{Output, Pieces};
 use super::sweep::FixedReach;
 use super::unresolved::describe;
-use super::{Options, Report, Specialized, emit, function, scan, sweep};
+use super::{FunctionNames, Options, Report, Specialized, emit, function, scan, sweep};
 use crate::parallel::{self, internal};
 
 /// A module read and analysed once, ready to be specialized for any number
@@ -226,7 +226,7 @@ impl<'w> Prepared<'w> {
         &self,
         a: &Analysis,
         ctx: &Context<'_>,
-        names: &Arc<Vec<String>>,
+        names: &Arc<FunctionNames>,
         constants: &mut Constants,
         report: &mut Report,
         source: &mut dyn RewriteSource,
@@ -282,14 +282,16 @@ impl<'w> Prepared<'w> {
     /// The names of the functions a predicate reaches, in module order:
     /// the report's [`Report::functions_rewritten`] of every rewrite of the
     /// module, made once (the targets of a batch share it).
-    pub(super) fn rewritten_names(&self, a: &Analysis) -> Arc<Vec<String>> {
+    pub(super) fn rewritten_names(&self, a: &Analysis) -> Arc<FunctionNames> {
         let m = &self.m;
         // (Reserved: a list grown by doubling leaves its old copies' pages
         // behind, about 0.8 MB at 100 MB.)
         let to_rewrite = a.scan.to_rewrite();
-        let mut names = Vec::with_capacity(to_rewrite.len());
-        names
-            .extend((to_rewrite.iter()).map(|&k| self.g.function_name(m.functions[k as usize].id)));
+        // (Room for names of up to 16 bytes, most of them: `%12345`.)
+        let mut names = FunctionNames::with_capacity(to_rewrite.len(), 16 * to_rewrite.len());
+        for &k in to_rewrite {
+            names.push_with(|text| self.g.write_function_name(m.functions[k as usize].id, text));
+        }
         Arc::new(names)
     }
 
@@ -402,10 +404,11 @@ impl<'w> Prepared<'w> {
     ) -> IdBits {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
-        let functions_removed = Arc::make_mut(&mut report.functions_removed);
+        // (Room at once for a few names, the most modules have.)
+        let mut functions_removed = FunctionNames::with_capacity(8, 256);
         for f in &m.functions {
             if is_dead(f.id) {
-                functions_removed.push(self.g.function_name(f.id));
+                functions_removed.push_with(|text| self.g.write_function_name(f.id, text));
                 removed_ids.insert(f.id);
                 for inst in crate::module::insts(m.words, f.start, f.end) {
                     if let Some(p) = crate::operands::result_pos(inst.opcode)
@@ -417,6 +420,7 @@ impl<'w> Prepared<'w> {
             }
         }
         functions_removed.sort();
+        report.functions_removed = Arc::new(functions_removed);
         for site in ctx.site_value.ids() {
             if ctx.constants.repurposed(site).is_none() {
                 removed_ids.insert(site);

@@ -54,16 +54,15 @@ pub struct Globals<'w> {
     /// The first `OpTypeBool`.
     pub bool_type: Option<u32>,
     /// Every `OpConstantTrue` / `OpConstantFalse` of the bool type, with its
-    /// value.
-    pub bool_consts: HashMap<u32, bool>,
+    /// value, sorted by id (an id defined twice: its last definition). A
+    /// module has a few, most one or two: [`Globals::bool_const`] finds
+    /// one in a step or two of a binary search, where a hash look-up
+    /// costs more.
+    pub bool_consts: Vec<(u32, bool)>,
     /// The smallest and the largest id of [`Globals::bool_consts`] (`(0,
     /// 0)` when it has none): most ids asked about are outside this span,
     /// which two comparisons tell without searching.
     bool_const_span: (u32, u32),
-    /// [`Globals::bool_consts`] sorted by id, for [`Globals::bool_const`]:
-    /// a module has a few (most one or two), found in a step or two of a
-    /// binary search, where a hash look-up costs more.
-    bool_consts_by_id: Vec<(u32, bool)>,
     /// Width in bits of each `OpTypeInt`.
     pub int_width: HashMap<u32, u32>,
 }
@@ -175,7 +174,7 @@ impl<'w> Globals<'w> {
                     if inst.len >= 3 && Some(words[1]) == g.bool_type =>
                 {
                     g.bool_consts
-                        .insert(words[2], inst.opcode == op::ConstantTrue);
+                        .push((words[2], inst.opcode == op::ConstantTrue));
                 }
                 // (Only this generic path sees them: `scan_common` takes
                 // none.)
@@ -184,14 +183,20 @@ impl<'w> Globals<'w> {
             }
         }
         g.defs = defs.finish();
-        g.bool_const_span = (g.bool_consts.keys())
-            .fold(None, |span, &id| match span {
-                None => Some((id, id)),
-                Some((lo, hi)) => Some((id.min(lo), id.max(hi))),
-            })
-            .unwrap_or((0, 0));
-        g.bool_consts_by_id = g.bool_consts.iter().map(|(&id, &b)| (id, b)).collect();
-        g.bool_consts_by_id.sort_unstable();
+        // (A stable sort keeps an id's definitions in module order; the
+        // last one stays.)
+        g.bool_consts.sort_by_key(|&(id, _)| id);
+        g.bool_consts.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                *kept = *later;
+            }
+            same
+        });
+        g.bool_const_span = match (g.bool_consts.first(), g.bool_consts.last()) {
+            (Some(&(lo, _)), Some(&(hi, _))) => (lo, hi),
+            _ => (0, 0),
+        };
         g.strings.finish();
         // (The lists are kept for the whole run.)
         shrink_spare(&mut g.spec_ids);
@@ -273,7 +278,7 @@ impl<'w> Globals<'w> {
                     && Some(words[1]) == self.bool_type
                 {
                     self.bool_consts
-                        .insert(words[2], inst.opcode == op::ConstantTrue);
+                        .push((words[2], inst.opcode == op::ConstantTrue));
                 }
                 true
             }
@@ -357,7 +362,7 @@ impl<'w> Globals<'w> {
         if id.wrapping_sub(lo) > hi - lo {
             return None;
         }
-        let list = &self.bool_consts_by_id;
+        let list = &self.bool_consts;
         list.binary_search_by_key(&id, |&(c, _)| c)
             .ok()
             .map(|k| list[k].1)

@@ -103,8 +103,8 @@ impl Constants {
             .globals
             .bool_consts
             .iter()
-            .filter(|(id, v)| **v == b && usable(id))
-            .map(|(id, _)| *id)
+            .filter(|&&(id, v)| v == b && usable(&id))
+            .map(|&(id, _)| id)
             .min_by_key(pos);
         let id = existing.unwrap_or_else(|| {
             let site = ctx

@@ -183,16 +183,7 @@ impl<'w> Globals<'w> {
             }
         }
         g.defs = defs.finish();
-        // (A stable sort keeps an id's definitions in module order; the
-        // last one stays.)
-        g.bool_consts.sort_by_key(|&(id, _)| id);
-        g.bool_consts.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                *kept = *later;
-            }
-            same
-        });
+        sort_keeping_last(&mut g.bool_consts);
         g.bool_const_span = match (g.bool_consts.first(), g.bool_consts.last()) {
             (Some(&(lo, _)), Some(&(hi, _))) => (lo, hi),
             _ => (0, 0),
@@ -401,6 +392,20 @@ impl<'w> Globals<'w> {
         out.push('%');
         out.extend(digits[k..].iter().map(|&d| d as char));
     }
+}
+
+/// Sorts `list` by id and keeps each id's last entry, as collecting the
+/// pairs into a map would (a stable sort keeps an id's entries in list
+/// order).
+fn sort_keeping_last<T>(list: &mut Vec<(u32, T)>) {
+    list.sort_by_key(|(id, _)| *id);
+    list.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            std::mem::swap(later, kept);
+        }
+        same
+    });
 }
 
 /// True when the word at `pos` with `role` (as [`for_each_id`] reports
@@ -682,15 +687,7 @@ impl<'w> Strings<'w> {
         self.linkage_by_id.sort_by_key(|&k| ids[k as usize].0);
         self.linkage_by_id
             .dedup_by_key(|k| self.linkage_names[*k as usize].0);
-        // A stable sort keeps an id's names in module order.
-        self.names.sort_by_key(|(id, _)| *id);
-        self.names.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                std::mem::swap(later, kept);
-            }
-            same
-        });
+        sort_keeping_last(&mut self.names);
     }
 
     /// The `OpName` of `id`.
@@ -806,16 +803,7 @@ impl DefsBuilder {
                 sorted_ids: Vec::new(),
             }
         } else {
-            // A stable sort keeps an id's definitions in module order; the
-            // last one is kept.
-            self.defs.sort_by_key(|&(id, _)| id);
-            self.defs.dedup_by(|later, kept| {
-                let same = later.0 == kept.0;
-                if same {
-                    *kept = *later;
-                }
-                same
-            });
+            sort_keeping_last(&mut self.defs);
             Defs {
                 sorted_ids: self.defs.iter().map(|&(id, _)| id).collect(),
                 insts: self.defs.into_iter().map(|(_, i)| i).collect(),

@@ -143,23 +143,27 @@ fn walk_functions<const AHEAD: bool>(
         at = inst.end();
         // Inside a function only its end matters (and an OpFunction,
         // an error): step over the other instructions once their word
-        // count is checked.
+        // count is checked. (A count that runs past the end shows as a
+        // position past it, found again in [`overrun`]: the step itself
+        // checks only for 0.)
         loop {
             if at >= n {
-                return Err(no_function_end(start, id));
+                return Err(overrun(words, start, id));
             }
             let first = words[at];
             if AHEAD {
                 prefetch::ahead(words, at);
             }
             let len = (first >> 16) as usize;
-            // (One comparison: a count of 0 wraps around.)
-            if len.wrapping_sub(1) >= n - at {
+            if len == 0 {
                 return Err(bad_word_count(words, at));
             }
             let opcode = (first & 0xffff) as u16;
             if opcode.wrapping_sub(OP_FUNCTION) <= OP_FUNCTION_END - OP_FUNCTION {
                 // OpFunction, OpFunctionParameter or OpFunctionEnd.
+                if len > n - at {
+                    return Err(bad_word_count(words, at));
+                }
                 if opcode == OP_FUNCTION_END {
                     break;
                 }
@@ -176,6 +180,24 @@ fn walk_functions<const AHEAD: bool>(
         functions.push(FunctionRange { id, start, end: at });
     }
     Ok((functions, at))
+}
+
+/// The error for a function from word `start` (id `id`) whose walk went
+/// to or past the end of `words`: the word count of the instruction that
+/// runs past the end, found by walking the function again, or else its
+/// missing `OpFunctionEnd`.
+#[cold]
+#[inline(never)]
+fn overrun(words: &[u32], start: usize, id: u32) -> crate::error::Error {
+    let mut at = start;
+    while at < words.len() {
+        let len = (words[at] >> 16) as usize;
+        if len == 0 || len > words.len() - at {
+            return bad_word_count(words, at);
+        }
+        at += len;
+    }
+    no_function_end(start, id)
 }
 
 #[cfg(test)]
@@ -234,11 +256,18 @@ mod tests {
             whole
         );
         // Errors: a word count of 0 in the 150th function, and its end
-        // missing; the same first error however many pieces.
-        for (at, word) in [(real[150] + 10, 0), (real[151] - 1, 1 << 16)] {
+        // missing; a label's word count in the last function running past
+        // the end; the same first error however many pieces.
+        let overrun = (0xffff << 16) | u32::from(OP_LABEL);
+        for (at, word, says) in [
+            (real[150] + 10, 0, "word count 0"),
+            (real[151] - 1, 1 << 16, "missing OpFunctionEnd"),
+            (real[199] + 5, overrun, "claims 65535 words"),
+        ] {
             let mut bad = words.clone();
             bad[at] = word;
             let first = functions_in_pieces(&bad, from, 1).unwrap_err().to_string();
+            assert!(first.contains(says), "{first}");
             let ahead = walk_functions::<true>(&bad, from, bad.len()).unwrap_err();
             assert_eq!(ahead.to_string(), first, "read ahead");
             for pieces in 2..=12 {

@@ -460,7 +460,7 @@ impl Scan {
             };
             any |= hit;
             if !(count == 1 && hit == FUNCTION && self.settled_by_its_place(inst, last)) {
-                needs_rewrite |= self.settle(inst, offset + at * 4, hit, interest)?;
+                needs_rewrite |= self.settle_out_of_line(inst, offset + at * 4, hit, interest)?;
             }
             at = end;
         }
@@ -495,6 +495,20 @@ impl Scan {
             return Ok(false);
         }
         Ok(self.scan_hit(inst, at, hit, interest)? & TRIGGER != 0)
+    }
+
+    /// [`Scan::settle`] out of [`Scan::scan_by_words`]' loop, so that the
+    /// loop keeps its state in registers (the hits it settles by their
+    /// place, most of them, need no call).
+    #[inline(never)]
+    fn settle_out_of_line(
+        &mut self,
+        inst: &[u32],
+        at: usize,
+        hit: u8,
+        interest: &Interest,
+    ) -> Result<bool> {
+        self.settle(inst, at, hit, interest)
     }
 
     /// Settles `inst` when its one word of interest, a function id, is at

@@ -2,12 +2,13 @@
 //! gives: the same bytes, the same report, the same errors.
 
 mod common;
+#[path = "../benches/common/gen.rs"]
+mod generator;
 
 use rspv_specialize::{ArchTables, Options, TargetOptions, specialize, specialize_many};
 
-#[test]
-fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
-    let tables = ArchTables::embedded();
+/// Every processor, a target-ID modifier and wave64 on a wave32 processor.
+fn all_targets(tables: &ArchTables) -> Vec<rspv_specialize::Target<'_>> {
     let mut targets: Vec<_> = tables
         .processors()
         .iter()
@@ -19,6 +20,35 @@ fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
             .target_with("gfx1100", &TargetOptions { wave64: true })
             .unwrap(),
     );
+    targets
+}
+
+/// Checks that `specialize_many` on `input` (named `what`) gives each of
+/// `targets` what `specialize` gives it.
+fn assert_batch_equals_one_by_one(
+    input: &[u8],
+    targets: &[rspv_specialize::Target<'_>],
+    what: &str,
+) {
+    let many = specialize_many(input, targets, &Options::default()).unwrap();
+    assert_eq!(many.len(), targets.len());
+    for (t, got) in targets.iter().zip(many) {
+        let one = specialize(input, t, &Options::default());
+        match (one, got) {
+            (Ok(a), Ok(b)) => {
+                assert!(a.bytes() == b.bytes(), "{what}: {}", t.id());
+                assert_eq!(a.report(), b.report(), "{what}: {}", t.id());
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("{what}: {}: {a:?} vs {b:?}", t.id()),
+        }
+    }
+}
+
+#[test]
+fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
+    let tables = ArchTables::embedded();
+    let targets = all_targets(tables);
     let cases: Vec<_> = common::golden_cases("input.spv")
         .into_iter()
         .map(|dir| dir.join("input.spv"))
@@ -26,19 +56,22 @@ fn batch_equals_one_by_one_on_every_golden_case_and_processor() {
     assert!(cases.len() >= 20);
     for case in cases {
         let input = std::fs::read(&case).unwrap();
-        let many = specialize_many(&input, &targets, &Options::default()).unwrap();
-        assert_eq!(many.len(), targets.len());
-        for (t, got) in targets.iter().zip(many) {
-            let one = specialize(&input, t, &Options::default());
-            match (one, got) {
-                (Ok(a), Ok(b)) => {
-                    assert!(a.bytes() == b.bytes(), "{}: {}", case.display(), t.id());
-                    assert_eq!(a.report(), b.report(), "{}: {}", case.display(), t.id());
-                }
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
-                (a, b) => panic!("{}: {}: {a:?} vs {b:?}", case.display(), t.id()),
-            }
-        }
+        assert_batch_equals_one_by_one(&input, &targets, &case.display().to_string());
+    }
+}
+
+/// Generated modules with a hundred kernels, each an entry point whose
+/// interface lists the predicate table: a batch lays the entry points down
+/// once for all its groups (from 64 on in release builds), and each group
+/// gets what a one-target run gives.
+#[test]
+fn batch_equals_one_by_one_with_a_hundred_entry_points() {
+    let tables = ArchTables::embedded();
+    let targets = all_targets(tables);
+    for (every, calls) in [(3, true), (1, false)] {
+        let input = generator::to_bytes(&generator::generate(100, every, calls));
+        let what = format!("100 kernels, every {every}, calls {calls}");
+        assert_batch_equals_one_by_one(&input, &targets, &what);
     }
 }
 

@@ -190,8 +190,9 @@ fn group_outputs(
         },
     );
     // Phase 2, by group: constants, sweep (going on from the walk all
-    // groups share), output.
+    // groups share), output (the entry points laid down once for all).
     let fixed = prepared.fixed_reach(a);
+    let entry_points = prepared.entry_points(a);
     let work: Vec<Mutex<Option<GroupWork<'_>>>> =
         begun.into_iter().map(|w| Mutex::new(Some(w))).collect();
     let finished = AtomicUsize::new(0);
@@ -216,7 +217,14 @@ fn group_outputs(
                 },
             )?;
             ctx.constants = constants;
-            prepared.finish(a, ctx, rewrites, report, Some(&fixed))
+            prepared.finish(
+                a,
+                ctx,
+                rewrites,
+                report,
+                Some(&fixed),
+                entry_points.as_ref(),
+            )
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
         .map(|out| {

@@ -9,8 +9,9 @@
 
 use std::ops::Range;
 
-use crate::globals::DEC_SPEC_ID;
+use crate::globals::{DEC_SPEC_ID, Globals};
 use crate::idbits::IdBits;
+use crate::idset::IdSet;
 use crate::module::{HEADER_WORDS, Inst, Module, header_word, literal_string_words, push_inst};
 use crate::operands::{Role, Shape, for_each_id, is_annotation, op, result_pos, shapes};
 
@@ -31,6 +32,96 @@ pub(super) struct Plan<'p> {
     /// New words of module-scope instructions whose operands changed, by
     /// index into `Module::globals`, in that order.
     pub global_rewrites: &'p [(usize, Vec<u32>)],
+    /// The entry points laid down once for all groups of a batch, if it
+    /// made them.
+    pub entry_points: Option<&'p EntryPoints>,
+}
+
+/// The module's run of `OpEntryPoint`s laid down once for all groups of a
+/// batch: each group removes the table variable from every entry point's
+/// interface, the same words in every group (the 1 MB benchmark module
+/// has 2,040 entry points). A group whose removed ids among the
+/// interfaces' are the ones assumed here copies the words; any other
+/// lays the entry points down one by one.
+pub(super) struct EntryPoints {
+    /// Index into `Module::globals` of the first, and how many there are.
+    first: usize,
+    count: usize,
+    /// Every id of their interfaces, sorted, each once, and whether the
+    /// words assume it removed: the table's closure is.
+    assumed: Vec<(u32, bool)>,
+    /// Their words.
+    words: Vec<u32>,
+}
+
+impl EntryPoints {
+    /// Lays down the first run of `OpEntryPoint`s of `m` (`g`, its module
+    /// scope facts) assuming that what goes of their interfaces is the
+    /// table's `closure`; `None` when the run is too short to pay.
+    pub(super) fn new(m: &Module<'_>, g: &Globals, closure: &[u32]) -> Option<EntryPoints> {
+        // Fewer entry points cost less one by one than checking the
+        // assumption. (Test and fuzz builds lay down even one this way,
+        // so that their batches check it against one target at a time.)
+        let fewest = if cfg!(any(debug_assertions, fuzzing)) {
+            1
+        } else {
+            64
+        };
+        let first = m.globals().position(|inst| inst.opcode == op::EntryPoint)?;
+        let count = (m.globals().skip(first)).take_while(|inst| inst.opcode == op::EntryPoint);
+        let count = count.count();
+        if count < fewest {
+            return None;
+        }
+        let closure = IdSet::new(closure.iter().copied(), m.words.len());
+        let mut words = Vec::new();
+        let mut assumed = Vec::new();
+        for j in 0..count {
+            let inst = m.global(first + j);
+            let w = m.inst_words(inst);
+            let n = entry_name_words(m, g, j, inst);
+            let interface = w.get(3 + n..).unwrap_or(&[]);
+            assumed.extend(interface.iter().map(|&x| (x, closure.contains(x))));
+            // (As [`ModuleScope::lay_down`] lays it down when the closure
+            // goes: the same words when none of it is in the interface.)
+            let at = words.len();
+            words.extend_from_slice(&w[..w.len() - interface.len()]);
+            for &x in interface {
+                if !closure.contains(x) {
+                    words.push(x);
+                }
+            }
+            words[at] = header_word(words.len() - at, op::EntryPoint);
+        }
+        assumed.sort_unstable();
+        assumed.dedup();
+        Some(EntryPoints {
+            first,
+            count,
+            assumed,
+            words,
+        })
+    }
+
+    /// True when the interface ids `removed` holds are the ones assumed.
+    fn hold_for(&self, removed: &IdBits) -> bool {
+        (self.assumed.iter()).all(|&(x, gone)| removed.contains(x) == gone)
+    }
+}
+
+/// The words of the name of the `j`th entry point of `m`, `inst`, as the
+/// module-scope scan found them (`g`), or counted again.
+fn entry_name_words(m: &Module<'_>, g: &Globals, j: usize, inst: Inst) -> usize {
+    let n = match g.entry_name_words.get(j) {
+        Some(&n) if n != 0 => n as usize,
+        _ => literal_string_words(m.words, inst.at + 3, inst.end()).unwrap_or(0),
+    };
+    debug_assert_eq!(
+        Some(n),
+        literal_string_words(m.words, inst.at + 3, inst.end()),
+        "the entry points' name lengths are in module order"
+    );
+    n
 }
 
 /// The functions whose fate may be other than [`Fate::Kept`], by index in
@@ -113,13 +204,18 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
         next_entry: 0,
         shapes: shapes(),
     };
-    for (k, inst) in m.globals().enumerate() {
-        crate::prefetch::ahead(words, inst.at);
-        let start = out.own().len();
-        scope.lay_down(k, inst, out);
-        if out.own().len() > start {
-            out.own_since(start);
+    match plan.entry_points.filter(|e| e.hold_for(plan.removed_ids)) {
+        None => {
+            for (k, inst) in m.globals().enumerate() {
+                crate::prefetch::ahead(words, inst.at);
+                let start = out.own().len();
+                scope.lay_down(k, inst, out);
+                if out.own().len() > start {
+                    out.own_since(start);
+                }
+            }
         }
+        Some(e) => scope.lay_with_entry_points(e, out),
     }
     lay_functions(m, plan, out);
 }
@@ -181,6 +277,30 @@ struct ModuleScope<'e, 'm> {
 }
 
 impl ModuleScope<'_, '_> {
+    /// Lays down every module-scope instruction, the entry points all at
+    /// once as a batch laid them down for every group (`e`).
+    #[inline(never)]
+    fn lay_with_entry_points(&mut self, e: &EntryPoints, out: &mut Pieces) {
+        let m = self.m;
+        let rest = e.first + e.count;
+        for (k, inst) in m.globals().enumerate() {
+            if k == e.first {
+                let start = out.own().len();
+                out.own().extend_from_slice(&e.words);
+                out.own_since(start);
+                self.next_entry += e.count;
+            }
+            if k >= e.first && k < rest {
+                continue;
+            }
+            let start = out.own().len();
+            self.lay_down(k, inst, out);
+            if out.own().len() > start {
+                out.own_since(start);
+            }
+        }
+    }
+
     /// Lays down module-scope instruction `inst` (the `k`-th): left out
     /// when it defines, names or decorates a removed id (or decorates a
     /// predicate site with its `SpecId`), with the removed ids left out of
@@ -226,25 +346,19 @@ impl ModuleScope<'_, '_> {
                 }
             }
             op::EntryPoint => {
-                let known = ctx.globals.entry_name_words.get(self.next_entry);
+                let n = entry_name_words(m, ctx.globals, self.next_entry, inst);
                 self.next_entry += 1;
-                let n = match known {
-                    Some(&n) if n != 0 => n as usize,
-                    _ => literal_string_words(m.words, inst.at + 3, inst.end()).unwrap_or(0),
-                };
-                debug_assert_eq!(
-                    Some(n),
-                    literal_string_words(m.words, inst.at + 3, inst.end()),
-                    "the entry points' name lengths are in module order"
-                );
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
                     // The head as it is (its first word fixed below), then
                     // the interface ids that stay.
                     let own = out.own();
                     let at = own.len();
                     own.extend_from_slice(&w[..3 + n]);
-                    let iface = w[3 + n..].iter().copied().filter(|&t| !removed.contains(t));
-                    own.extend(iface);
+                    for &t in &w[3 + n..] {
+                        if !removed.contains(t) {
+                            own.push(t);
+                        }
+                    }
                     own[at] = header_word(own.len() - at, op::EntryPoint);
                 } else {
                     out.input(inst.at..inst.end());

@@ -147,7 +147,7 @@ impl<'w> Prepared<'w> {
             })?,
         };
         ctx.constants = constants;
-        self.finish(a, ctx, rewrites, report, None)
+        self.finish(a, ctx, rewrites, report, None, None)
     }
 
     /// The context of one set of predicate values, in table order (every
@@ -168,7 +168,9 @@ impl<'w> Prepared<'w> {
 
     /// The passes after the function rewrites: the sweep of dead
     /// functions, the check for unresolved uses, the module-scope rewrite,
-    /// the removed ids, and the output laid down.
+    /// the removed ids, and the output laid down. A batch gives what it
+    /// found once for all its groups: the walk the dead-function sweep
+    /// goes on from (`fixed`) and the entry points (`entry_points`).
     pub(super) fn finish(
         &self,
         a: &Analysis,
@@ -176,6 +178,7 @@ impl<'w> Prepared<'w> {
         mut rewrites: Rewrites,
         mut report: Report,
         fixed: Option<&FixedReach>,
+        entry_points: Option<&emit::EntryPoints>,
     ) -> Result<Output<'w>> {
         let m = &self.m;
         let dead = self.dead_functions(a, &rewrites, fixed);
@@ -212,6 +215,7 @@ impl<'w> Prepared<'w> {
                 dead: &dead,
             }),
             global_rewrites: &global_rewrites,
+            entry_points,
         };
         emit::emit(m, &ctx, &plan, &mut pieces);
         Ok(pieces.finish(self.words, self.endian, report))
@@ -341,6 +345,12 @@ impl<'w> Prepared<'w> {
         }
         let input = |f: u32| a.callees(f);
         FixedReach::new(&a.function_ids, a.index(), &a.roots, &rewritten, &input)
+    }
+
+    /// The entry points laid down once for all groups of a batch
+    /// ([`emit::EntryPoints`]), when there are enough to pay.
+    pub(super) fn entry_points(&self, a: &Analysis) -> Option<emit::EntryPoints> {
+        emit::EntryPoints::new(&self.m, &self.g, &a.closure)
     }
 
     /// Fails the run if a predicate value is still used where it cannot be

@@ -441,26 +441,22 @@ impl Scan {
         while let Some(&p) = hits.get(k) {
             let p = p as usize;
             let (start, len) = instruction_holding(ops, at, p);
-            at = start;
-            let end = at + len;
-            // (The class bits of its words of interest, how many there are
-            // and where the last is.)
-            let (mut hit, mut count, mut last) = (0, 0, 0);
-            while let Some(&q) = hits.get(k) {
-                let q = q as usize;
-                if q >= end {
-                    break;
-                }
-                hit |= interest.class(ops[q]);
-                (count, last) = (count + 1, q - at);
-                k += 1;
-            }
-            let Some(inst) = ops.get(at..end) else {
+            let end = start + len;
+            let (Some(inst), Some(&x)) = (ops.get(start..end), ops.get(p)) else {
                 break;
             };
+            // (The class bits of its words of interest: most hold one.)
+            let mut hit = interest.class(x);
+            k += 1;
+            let single = hits.get(k).is_none_or(|&q| q as usize >= end);
+            while let Some(&q) = hits.get(k).filter(|&&q| (q as usize) < end) {
+                hit |= interest.class(ops[q as usize]);
+                k += 1;
+            }
             any |= hit;
-            if !(count == 1 && hit == FUNCTION && self.settled_by_its_place(inst, last)) {
-                needs_rewrite |= self.settle_out_of_line(inst, offset + at * 4, hit, interest)?;
+            if !(single && hit == FUNCTION && self.settled_by_its_place(inst, p - start)) {
+                needs_rewrite |=
+                    self.settle_out_of_line(inst, offset + start * 4, hit, interest)?;
             }
             at = end;
         }

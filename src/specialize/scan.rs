@@ -382,7 +382,7 @@ impl Scan {
         };
         let mut any = hit;
         if hit != 0 {
-            needs_rewrite |= self.settle(&body[..first], f.start * 4, hit, interest)?;
+            needs_rewrite |= self.settle_out_of_line(&body[..first], f.start * 4, hit, interest)?;
         }
         // Then the rest, at its byte offset.
         let (ops, offset) = (&body[first..], (f.start + first) * 4);
@@ -493,9 +493,10 @@ impl Scan {
         Ok(self.scan_hit(inst, at, hit, interest)? & TRIGGER != 0)
     }
 
-    /// [`Scan::settle`] out of [`Scan::scan_by_words`]' loop, so that the
-    /// loop keeps its state in registers (the hits it settles by their
-    /// place, most of them, need no call).
+    /// [`Scan::settle`] out of line, for the loops over the functions and
+    /// over the words found ([`Scan::scan_by_words`]), so that they keep
+    /// their state in registers (an `OpFunction` rarely needs settling;
+    /// the hits settled by their place, most of them, need no call).
     #[inline(never)]
     fn settle_out_of_line(
         &mut self,

@@ -364,10 +364,12 @@ fn read(
         block: NONE,
         ended: true,
     };
-    let body = words.get(..end_at)?;
-    while let Some(&head) = body.get(at) {
+    // (A cursor over the rest of the body: one bounds check a step.)
+    let mut rest = words.get(at..end_at)?;
+    while let Some(&head) = rest.first() {
         let (len, opcode) = ((head >> 16) as usize, head as u16);
-        let iw = body.get(at..at + len)?;
+        let (iw, tail) = rest.split_at_checked(len)?;
+        rest = tail;
         if r.ended && opcode != op::Label && r.block != NONE {
             // Nothing but a label follows a terminator.
             return None;

@@ -568,15 +568,24 @@ impl Reading<'_, '_> {
             return None;
         }
         // (Checked and defined first, so that its own word reads as a
-        // local id.)
-        if result != 0 {
+        // local id. A result of 0, which no id is, does not stay.)
+        if info.result != 0 {
             if !self.ctx.stays(result) {
                 return None;
             }
             self.define(result, PLAIN)?;
         }
-        let mut reads_phi = false;
-        for &x in &iw[1..] {
+        // (Its result, just defined, reads as itself: passed over where it
+        // follows its type, as in most instructions.)
+        let (first, rest) = match (info.result, iw) {
+            (2, [_, ty, _, rest @ ..]) => (Some(ty), rest),
+            _ => (None, &iw[1..]),
+        };
+        let mut reads_phi = match first {
+            Some(&ty) => read_word(&mut self.ids, self.ctx, ty)?,
+            None => false,
+        };
+        for &x in rest {
             reads_phi |= read_word(&mut self.ids, self.ctx, x)?;
         }
         if reads_phi {

@@ -79,16 +79,15 @@ unsafe fn find_avx2(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
     let last = _mm256_set1_epi32((table.len() - 4) as i32);
     let low_byte = _mm256_set1_epi32(0xff);
     let zero = _mm256_setzero_si256();
-    // A bit for each of the 16 words at the start of `w` whose class is
-    // not 0.
-    let lanes = |w: &[u32]| -> u32 {
+    // A bit for each of the 16 words from `w` on whose class is not 0.
+    let lanes = |w: *const u32| -> u32 {
         let mut hit = 0;
         for half in 0..2 {
-            let eight = &w[8 * half..8 * half + 8];
-            // SAFETY: `eight` holds eight words; the gather reads four
-            // bytes at each clamped index, the last four at most.
+            // SAFETY: the caller passes 16 words from `w` on; the gather
+            // reads four bytes at each clamped index, the last four at
+            // most.
             let none = unsafe {
-                let ids = _mm256_loadu_si256(eight.as_ptr().cast());
+                let ids = _mm256_loadu_si256(w.add(8 * half).cast());
                 let at = _mm256_min_epu32(ids, last);
                 let got = _mm256_i32gather_epi32::<1>(table.as_ptr().cast(), at);
                 _mm256_cmpeq_epi32(_mm256_and_si256(got, low_byte), zero)
@@ -107,13 +106,18 @@ unsafe fn find_avx2(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
     let n = words.len();
     let mut from = 0;
     while from + 16 <= n {
-        push(from, lanes(&words[from..]));
+        // SAFETY: `from + 16 <= n`.
+        push(from, lanes(unsafe { words.as_ptr().add(from) }));
         from += 16;
     }
     if from < n {
         // The last sixteen words again, those already seen masked off.
         let seen = from - (n - 16);
-        push(n - 16, lanes(&words[n - 16..]) >> seen << seen);
+        // SAFETY: `words` holds 16 words at least.
+        push(
+            n - 16,
+            lanes(unsafe { words.as_ptr().add(n - 16) }) >> seen << seen,
+        );
     }
 }
 

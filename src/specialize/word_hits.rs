@@ -97,27 +97,40 @@ unsafe fn find_avx2(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
         }
         hit
     };
-    let mut push = |from: usize, mut hit: u32| {
-        while hit != 0 {
-            out.push(from as u32 + hit.trailing_zeros());
-            hit &= hit - 1;
-        }
-    };
     let n = words.len();
+    // Runs of up to 256 words, each with room for all of them found
+    // reserved first, so that the loop over the run calls nothing (and
+    // keeps its constants in registers) and writes the words found into
+    // that room.
     let mut from = 0;
     while from + 16 <= n {
-        // SAFETY: `from + 16 <= n`.
-        push(from, lanes(unsafe { words.as_ptr().add(from) }));
-        from += 16;
+        let run = ((n - from) / 16).min(16);
+        out.reserve(16 * run);
+        let room = &mut out.spare_capacity_mut()[..16 * run];
+        let mut found = 0;
+        for k in 0..run {
+            let at = from + 16 * k;
+            // SAFETY: `at + 16 <= n`.
+            let mut hit = lanes(unsafe { words.as_ptr().add(at) });
+            while hit != 0 {
+                room[found].write(at as u32 + hit.trailing_zeros());
+                found += 1;
+                hit &= hit - 1;
+            }
+        }
+        // SAFETY: the first `found` words of the room were written.
+        unsafe { out.set_len(out.len() + found) };
+        from += 16 * run;
     }
     if from < n {
         // The last sixteen words again, those already seen masked off.
         let seen = from - (n - 16);
         // SAFETY: `words` holds 16 words at least.
-        push(
-            n - 16,
-            lanes(unsafe { words.as_ptr().add(n - 16) }) >> seen << seen,
-        );
+        let mut hit = lanes(unsafe { words.as_ptr().add(n - 16) }) >> seen << seen;
+        while hit != 0 {
+            out.push((n - 16) as u32 + hit.trailing_zeros());
+            hit &= hit - 1;
+        }
     }
 }
 

@@ -138,10 +138,10 @@ unsafe fn find_avx2(table: &[u8], words: &[u32], out: &mut Vec<u32>) {
 mod tests {
     use super::*;
 
-    /// Every length from 0 to 80 words, and words below, at and beyond the
-    /// table's end (`u32::MAX` and ids whose 32-bit offset would be
-    /// negative among them): the words found are those whose class is not
-    /// 0, in order, both ways.
+    /// Every length from 0 to 80 words and a few past 256, and words
+    /// below, at and beyond the table's end (`u32::MAX` and ids whose
+    /// 32-bit offset would be negative among them): the words found are
+    /// those whose class is not 0, in order, both ways.
     #[test]
     fn found_by_sixteen_as_one_by_one() {
         let mut table = vec![0u8; 300 + 4];
@@ -166,7 +166,8 @@ mod tests {
             1 << 31,
             u32::MAX,
         ];
-        for n in 0..80usize {
+        // (And past 256 words, more than one run of sixteens.)
+        for n in (0..80usize).chain([255, 256, 257, 511, 600]) {
             for seed in 0..8usize {
                 let words: Vec<u32> = (0..n)
                     .map(|k| pool[(k * 7 + seed * 13 + k * k) % pool.len()])

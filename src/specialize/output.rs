@@ -190,15 +190,18 @@ impl Pieces {
         own: &[u32],
     ) -> Range<usize> {
         let start = self.edits.len();
+        // (Its own words at once, not span by span: a rewrite writes each
+        // of them for a span of its own, in order.)
+        let base = self.own.len();
+        self.own.extend_from_slice(own);
         // (The rewrite merged its adjacent spans, and the list never
         // extends the one before it, which may be laid down elsewhere or
         // not at all: nothing to merge.)
         for span in spans {
             let range = span.start..span.start + span.len;
             if span.own {
-                let at = self.own.len();
-                self.own.extend_from_slice(&own[range]);
-                push_pieces(&mut self.edits, Kind::Own, at..self.own.len());
+                let range = base + range.start..base + range.end;
+                push_pieces(&mut self.edits, Kind::Own, range);
             } else {
                 push_pieces(&mut self.edits, Kind::Input, range);
             }

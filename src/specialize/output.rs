@@ -183,28 +183,43 @@ impl Pieces {
     /// and of `own`, the rewrite's own words with their constants) as an
     /// edit list, not yet laid down; returns where the list is, for
     /// [`Pieces::function`] and [`Pieces::function_words`]. Its own words
-    /// are copied; its input spans stay ranges of the input.
+    /// are copied, all at once (a rewrite writes each of them for one span
+    /// of its own, in order: test and fuzz builds check that its own
+    /// spans take them so); its input spans stay ranges of the input.
     pub(super) fn add_function(
         &mut self,
         spans: impl IntoIterator<Item = Span>,
         own: &[u32],
     ) -> Range<usize> {
         let start = self.edits.len();
-        // (Its own words at once, not span by span: a rewrite writes each
-        // of them for a span of its own, in order.)
         let base = self.own.len();
         self.own.extend_from_slice(own);
+        // (Where the next own span should start.)
+        let mut next_own = 0;
         // (The rewrite merged its adjacent spans, and the list never
         // extends the one before it, which may be laid down elsewhere or
         // not at all: nothing to merge.)
         for span in spans {
             let range = span.start..span.start + span.len;
             if span.own {
-                let range = base + range.start..base + range.end;
-                push_pieces(&mut self.edits, Kind::Own, range);
+                if cfg!(any(debug_assertions, fuzzing)) {
+                    assert_eq!(
+                        range.start, next_own,
+                        "own spans take the own words in order"
+                    );
+                    next_own = range.end;
+                }
+                push_pieces(
+                    &mut self.edits,
+                    Kind::Own,
+                    base + range.start..base + range.end,
+                );
             } else {
                 push_pieces(&mut self.edits, Kind::Input, range);
             }
+        }
+        if cfg!(any(debug_assertions, fuzzing)) {
+            assert_eq!(next_own, own.len(), "own spans take all the own words");
         }
         start..self.edits.len()
     }
@@ -862,22 +877,25 @@ mod tests {
         // with an input range that the second's first run continues, and
         // with own words that the second's first own words follow. Each
         // list must spell only its own function, whatever is laid down.
+        // (Each function's own words are its own: the second's follow the
+        // first's in the buffer.)
         let input: Vec<u32> = (10..30).collect();
-        for (s1, s2, own) in [
-            ((false, 0..10), (false, 10..20), &[][..]),
+        for (s1, s2, own1, own2) in [
+            ((false, 0..10), (false, 10..20), &[][..], &[][..]),
             (
                 (true, 0..1),
-                (true, 1..2),
-                &[1 << 16 | 99, 1 << 16 | 98][..],
+                (true, 0..1),
+                &[1 << 16 | 99][..],
+                &[1 << 16 | 98][..],
             ),
         ] {
-            let words = |(own_words, r): &(bool, Range<usize>)| {
+            let words = |(own_words, r): &(bool, Range<usize>), own: &[u32]| {
                 (if *own_words { own } else { &input[..] })[r.clone()].to_vec()
             };
-            let (f1, f2) = (words(&s1), words(&s2));
+            let (f1, f2) = (words(&s1, own1), words(&s2, own2));
             let mut p = Pieces::default();
-            let first = p.add_function(spans(&[s1]), own);
-            let second = p.add_function(spans(&[s2]), own);
+            let first = p.add_function(spans(&[s1]), own1);
+            let second = p.add_function(spans(&[s2]), own2);
             for (edits, words) in [(first.clone(), &f1), (second.clone(), &f2)] {
                 let mut got = Vec::new();
                 p.function_words(&input, edits, &mut got);
@@ -904,15 +922,19 @@ mod tests {
         };
         let input: Vec<u32> = (1000..1100).collect();
         for _ in 0..300 {
-            let own: Vec<u32> = (0..next(20) as u32).collect();
+            // (Own spans take the own words in order, as a rewrite writes
+            // them: each span the words after the last.)
+            let mut own = Vec::new();
             let mut parts = Vec::new();
             for _ in 0..next(12) {
-                let (own_span, limit) = match next(2) {
-                    0 if !own.is_empty() => (true, own.len()),
-                    _ => (false, input.len()),
-                };
-                let start = next(limit);
-                parts.push((own_span, start..start + next(limit - start + 1)));
+                if next(2) == 0 {
+                    let start = own.len();
+                    own.extend((0..next(5) as u32).map(|k| 500 + start as u32 + k));
+                    parts.push((true, start..own.len()));
+                } else {
+                    let start = next(input.len());
+                    parts.push((false, start..start + next(input.len() - start + 1)));
+                }
             }
             let expected: Vec<u32> = parts
                 .iter()

@@ -2,7 +2,7 @@
 //! Outputs are written atomically; `-` means stdin or stdout.
 
 use std::borrow::Cow;
-use std::io::{IoSlice, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 use rspv_specialize::module::{Endian, bytes_from_words, check_start, write_words};
@@ -273,9 +273,8 @@ pub(crate) fn write_output(path: &Path, bytes: &[u8], fsync: bool) -> Result<(),
 
 /// Writes a module given as pieces of host-order words (in order) to
 /// `path` in the byte order `endian` (see [`write_output_with`]): pieces in
-/// the host's order are handed to the system from their own memory,
-/// [`IOV_MAX`] at a time (no copy in this process), others byte-swapped a
-/// chunk at a time, so the whole module is never copied.
+/// the host's order are written from their own memory, others byte-swapped
+/// a chunk at a time, so the whole module is never copied.
 pub(crate) fn write_module<'a>(
     path: &Path,
     chunks: impl Iterator<Item = &'a [u32]>,
@@ -283,43 +282,17 @@ pub(crate) fn write_module<'a>(
     fsync: bool,
 ) -> Result<(), Error> {
     write_output_with(path, fsync, |out: &mut dyn Write| {
-        if is_host_order(endian) {
-            let mut batch = Vec::with_capacity(IOV_MAX);
-            for chunk in chunks {
-                batch.push(IoSlice::new(bytemuck::cast_slice(chunk)));
-                if batch.len() == IOV_MAX {
-                    write_all_vectored(out, &mut batch)?;
-                    batch.clear();
-                }
-            }
-            return write_all_vectored(out, &mut batch);
-        }
         // Small pieces are gathered; large ones go straight through.
         let mut out = std::io::BufWriter::with_capacity(256 * 1024, out);
         for chunk in chunks {
-            write_words(&mut out, chunk, endian)?;
+            if is_host_order(endian) {
+                out.write_all(bytemuck::cast_slice(chunk))?;
+            } else {
+                write_words(&mut out, chunk, endian)?;
+            }
         }
         out.flush()
     })
-}
-
-/// The most pieces [`write_module`] hands to the system at once (Linux's
-/// `IOV_MAX`).
-const IOV_MAX: usize = 1024;
-
-/// Writes all of `bufs` to `out` (`Write::write_all_vectored`, which is
-/// not stable yet), however many bytes each call takes.
-fn write_all_vectored(out: &mut dyn Write, mut bufs: &mut [IoSlice<'_>]) -> std::io::Result<()> {
-    IoSlice::advance_slices(&mut bufs, 0);
-    while !bufs.is_empty() {
-        match out.write_vectored(bufs) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => IoSlice::advance_slices(&mut bufs, n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 /// Writes to `path` whatever `write` writes, atomically: into a temporary

@@ -80,18 +80,11 @@ impl EntryPoints {
             let inst = m.global(first + j);
             let w = m.inst_words(inst);
             let n = entry_name_words(m, g, j, inst);
-            let interface = w.get(3 + n..).unwrap_or(&[]);
+            let interface = &w[3 + n..];
             assumed.extend(interface.iter().map(|&x| (x, closure.contains(x))));
-            // (As [`ModuleScope::lay_down`] lays it down when the closure
-            // goes: the same words when none of it is in the interface.)
-            let at = words.len();
-            words.extend_from_slice(&w[..w.len() - interface.len()]);
-            for &x in interface {
-                if !closure.contains(x) {
-                    words.push(x);
-                }
-            }
-            words[at] = header_word(words.len() - at, op::EntryPoint);
+            // (The same words when none of the closure is in the
+            // interface.)
+            push_entry_point(w, n, |x| closure.contains(x), &mut words);
         }
         assumed.sort_unstable();
         assumed.dedup();
@@ -107,6 +100,20 @@ impl EntryPoints {
     fn hold_for(&self, removed: &IdBits) -> bool {
         (self.assumed.iter()).all(|&(x, gone)| removed.contains(x) == gone)
     }
+}
+
+/// Appends to `own` the entry point `w` (its name `n` words) without the
+/// interface ids that go (`gone`), its first word fixed.
+#[inline(always)]
+fn push_entry_point(w: &[u32], n: usize, gone: impl Fn(u32) -> bool, own: &mut Vec<u32>) {
+    let at = own.len();
+    own.extend_from_slice(&w[..3 + n]);
+    for &t in &w[3 + n..] {
+        if !gone(t) {
+            own.push(t);
+        }
+    }
+    own[at] = header_word(own.len() - at, op::EntryPoint);
 }
 
 /// The words of the name of the `j`th entry point of `m`, `inst`, as the
@@ -207,12 +214,7 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
     match plan.entry_points.filter(|e| e.hold_for(plan.removed_ids)) {
         None => {
             for (k, inst) in m.globals().enumerate() {
-                crate::prefetch::ahead(words, inst.at);
-                let start = out.own().len();
-                scope.lay_down(k, inst, out);
-                if out.own().len() > start {
-                    out.own_since(start);
-                }
+                scope.lay(k, inst, out);
             }
         }
         Some(e) => scope.lay_with_entry_points(e, out),
@@ -293,11 +295,19 @@ impl ModuleScope<'_, '_> {
             if k >= e.first && k < rest {
                 continue;
             }
-            let start = out.own().len();
-            self.lay_down(k, inst, out);
-            if out.own().len() > start {
-                out.own_since(start);
-            }
+            self.lay(k, inst, out);
+        }
+    }
+
+    /// Lays down module-scope instruction `inst` (the `k`-th) with
+    /// [`ModuleScope::lay_down`], and the own words it wrote, if any.
+    #[inline(always)]
+    fn lay(&mut self, k: usize, inst: Inst, out: &mut Pieces) {
+        crate::prefetch::ahead(self.m.words, inst.at);
+        let start = out.own().len();
+        self.lay_down(k, inst, out);
+        if out.own().len() > start {
+            out.own_since(start);
         }
     }
 
@@ -349,17 +359,8 @@ impl ModuleScope<'_, '_> {
                 let n = entry_name_words(m, ctx.globals, self.next_entry, inst);
                 self.next_entry += 1;
                 if w[3 + n..].iter().any(|&t| removed.contains(t)) {
-                    // The head as it is (its first word fixed below), then
-                    // the interface ids that stay.
-                    let own = out.own();
-                    let at = own.len();
-                    own.extend_from_slice(&w[..3 + n]);
-                    for &t in &w[3 + n..] {
-                        if !removed.contains(t) {
-                            own.push(t);
-                        }
-                    }
-                    own[at] = header_word(own.len() - at, op::EntryPoint);
+                    // The head as it is, then the interface ids that stay.
+                    push_entry_point(w, n, |t| removed.contains(t), out.own());
                 } else {
                     out.input(inst.at..inst.end());
                 }

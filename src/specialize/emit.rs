@@ -284,17 +284,14 @@ impl ModuleScope<'_, '_> {
     #[inline(never)]
     fn lay_with_entry_points(&mut self, e: &EntryPoints, out: &mut Pieces) {
         let m = self.m;
-        let rest = e.first + e.count;
-        for (k, inst) in m.globals().enumerate() {
-            if k == e.first {
-                let start = out.own().len();
-                out.own().extend_from_slice(&e.words);
-                out.own_since(start);
-                self.next_entry += e.count;
-            }
-            if k >= e.first && k < rest {
-                continue;
-            }
+        for (k, inst) in m.globals().enumerate().take(e.first) {
+            self.lay(k, inst, out);
+        }
+        let start = out.own().len();
+        out.own().extend_from_slice(&e.words);
+        out.own_since(start);
+        self.next_entry += e.count;
+        for (k, inst) in m.globals().enumerate().skip(e.first + e.count) {
             self.lay(k, inst, out);
         }
     }

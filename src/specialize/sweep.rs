@@ -402,6 +402,10 @@ pub(super) fn table_readers(
     let room = reads.ids_read().min(1 << 12).max(2 * closure.len());
     let mut pairs: Vec<(u32, u32)> = Vec::with_capacity(room);
     let mut anonymous = Vec::new();
+    // Each place's last reader: an instruction that reads an id again (a
+    // string's repeated bytes in the table's initializer) adds no pair,
+    // as a reader only counts for whether it goes.
+    let mut last_reader = crate::zeroed::vec::<u32>(closure.len());
     for (_, reader, ids) in reads.iter() {
         for &x in ids {
             let Some(k) = place.get(x) else {
@@ -412,7 +416,11 @@ pub(super) fn table_readers(
                 // the variable; anything else keeps the id.
                 0 if x == table_variable => {}
                 0 => anonymous.push(x),
-                _ => pairs.push((k as u32, reader)),
+                _ if last_reader[k] == reader => {}
+                _ => {
+                    last_reader[k] = reader;
+                    pairs.push((k as u32, reader));
+                }
             }
         }
     }

@@ -178,24 +178,20 @@ fn table_bytes(m: &Module<'_>, g: &Globals, init_id: u32) -> Result<Vec<u8>> {
 
 /// Splits the bytes into `"<name> <SpecId>"` entries and checks them.
 fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
-    if bytes.last() != Some(&0) {
+    let Some((&0, body)) = bytes.split_last() else {
         return Err(table_err(
             at,
             "the table's last byte is not NUL (the last entry is unterminated)",
         ));
-    }
-    // (Every entry decoded first: the maps below borrow the names.)
-    let texts: Vec<std::borrow::Cow<'_, str>> = bytes[..bytes.len() - 1]
-        .split(|&b| b == 0)
-        .map(String::from_utf8_lossy)
-        .collect();
-    let mut out: Vec<Predicate> = Vec::with_capacity(texts.len());
-    let mut by_name: crate::fastmap::Map<&str, u32> =
-        crate::fastmap::Map::with_capacity_and_hasher(texts.len(), Default::default());
-    let mut by_id: crate::fastmap::Map<u32, &str> =
-        crate::fastmap::Map::with_capacity_and_hasher(texts.len(), Default::default());
-    for (k, text) in texts.iter().enumerate() {
-        let text: &str = text;
+    };
+    let mut kept = Kept::with_capacity(body.iter().filter(|&&b| b == 0).count() + 1);
+    for (k, entry) in body.split(|&b| b == 0).enumerate() {
+        // (Valid UTF-8, as every real table is, is read in place.)
+        let text = match std::str::from_utf8(entry) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(entry),
+        };
+        let text: &str = &text;
         let bad = |what: String| table_err(at, format!("entry {k} `{text}`: {what}"));
         let Some((name, id)) = text.rsplit_once(' ') else {
             return Err(bad("has no space before its SpecId".to_string()));
@@ -211,26 +207,83 @@ fn parse_entries(bytes: &[u8], at: usize) -> Result<Vec<Predicate>> {
                 "the name starts with neither `is.` nor `has.`".to_string()
             ));
         };
-        match (by_name.get(name), by_id.get(&spec_id)) {
-            (Some(&other), _) if other != spec_id => {
+        match (kept.spec_id_of(name), kept.name_of(spec_id)) {
+            (Some(other), _) if other != spec_id => {
                 return Err(bad(format!("`{name}` already has SpecId {other}")));
             }
-            (_, Some(&other)) if other != name => {
+            (_, Some(other)) if other != name => {
                 return Err(bad(format!("SpecId {spec_id} already names `{other}`")));
             }
             (Some(_), _) => continue, // an exact repeat says nothing new
             _ => {}
         }
-        by_name.insert(name, spec_id);
-        by_id.insert(spec_id, name);
-        out.push(Predicate {
+        kept.push(Predicate {
             spec_id,
             name: name.to_string(),
             kind,
             sites: Vec::new(),
         });
     }
-    Ok(out)
+    Ok(kept.list)
+}
+
+/// The entries of a table kept so far (no two with one name or one
+/// SpecId), found by name and by SpecId: by a look through the list while
+/// it is short, as real tables are, by maps once it is longer.
+struct Kept {
+    list: Vec<Predicate>,
+    /// Each name's SpecId and each SpecId's place in `list`, once `list`
+    /// holds [`Kept::SHORT`] entries (empty before).
+    by_name: crate::fastmap::Map<String, u32>,
+    by_id: crate::fastmap::Map<u32, usize>,
+}
+
+impl Kept {
+    /// Entries looked for through the list: up to this many.
+    const SHORT: usize = 16;
+
+    /// No entries, room for `entries`.
+    fn with_capacity(entries: usize) -> Kept {
+        Kept {
+            list: Vec::with_capacity(entries),
+            by_name: Default::default(),
+            by_id: Default::default(),
+        }
+    }
+
+    /// The SpecId of the entry named `name`.
+    fn spec_id_of(&self, name: &str) -> Option<u32> {
+        if self.list.len() < Kept::SHORT {
+            self.list.iter().find(|p| p.name == name).map(|p| p.spec_id)
+        } else {
+            self.by_name.get(name).copied()
+        }
+    }
+
+    /// The name of the entry with SpecId `spec_id`.
+    fn name_of(&self, spec_id: u32) -> Option<&str> {
+        let found = if self.list.len() < Kept::SHORT {
+            self.list.iter().find(|p| p.spec_id == spec_id)
+        } else {
+            self.by_id.get(&spec_id).map(|&k| &self.list[k])
+        };
+        found.map(|p| p.name.as_str())
+    }
+
+    /// Keeps `p`, whose name and SpecId no entry has.
+    fn push(&mut self, p: Predicate) {
+        self.list.push(p);
+        let n = self.list.len();
+        let new = match n.cmp(&Kept::SHORT) {
+            std::cmp::Ordering::Less => return,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => n - 1,
+        };
+        for (k, p) in self.list.iter().enumerate().skip(new) {
+            self.by_name.insert(p.name.clone(), p.spec_id);
+            self.by_id.insert(p.spec_id, k);
+        }
+    }
 }
 
 /// Attaches every spec constant decorated with a table SpecId.
@@ -336,5 +389,36 @@ mod tests {
         assert!(err(b"is.a 0\0is.a 1\0").contains("already has SpecId 0"));
         assert!(err(b"is.a 0\0is.b 0\0").contains("SpecId 0 already names `is.a`"));
         assert_eq!(entries(b"is.a 0\0is.a 0\0").unwrap().len(), 1);
+    }
+
+    /// Long tables find repeats through maps rather than the list: the
+    /// same answers on either side of the switch.
+    #[test]
+    fn repeats_in_long_tables() {
+        for n in [
+            Kept::SHORT - 1,
+            Kept::SHORT,
+            Kept::SHORT + 1,
+            3 * Kept::SHORT,
+        ] {
+            let mut table: Vec<u8> = (0..n)
+                .flat_map(|k| format!("has.f{k} {}\0", 100 + k).into_bytes())
+                .collect();
+            let len = table.len();
+            for k in [0, n / 2, n - 1] {
+                table.extend(format!("has.f{k} {}\0", 100 + k).bytes());
+                let got = entries(&table).unwrap();
+                assert_eq!(got.len(), n, "{n} entries, a repeat of {k}");
+                assert_eq!(got[k], (format!("has.f{k}"), 100 + k as u32));
+                let mut name = table[..len].to_vec();
+                name.extend(format!("has.f{k} 7\0").bytes());
+                let message = format!("already has SpecId {}", 100 + k);
+                assert!(entries(&name).unwrap_err().to_string().contains(&message));
+                let mut id = table[..len].to_vec();
+                id.extend(format!("has.g {}\0", 100 + k).bytes());
+                let message = format!("SpecId {} already names `has.f{k}`", 100 + k);
+                assert!(entries(&id).unwrap_err().to_string().contains(&message));
+            }
+        }
     }
 }

@@ -89,15 +89,17 @@ impl<'w> Globals<'w> {
         // at most.)
         g.strings.names.reserve(32);
         defs.defs.reserve_exact(m.globals().len());
-        // (And, in a small module, for its SpecIds and entry points: a
-        // site takes a decoration and a definition. A larger module's
-        // lists grow from empty: where they start moves the peak of a
-        // 100 MB run.)
+        // (And, in a small module, for its SpecIds, entry points and
+        // linkage names: a site takes a decoration and a definition, an
+        // import a decoration, a name and its declaration. A larger
+        // module's lists grow from empty: where they start moves the peak
+        // of a 100 MB run.)
         let globals = m.globals().len();
         if globals <= SMALL_MODULE_SCOPE {
             g.spec_ids.reserve(globals / 2);
             g.entry_functions.reserve(globals / 8);
             g.entry_name_words.reserve(globals / 8);
+            g.strings.linkage_names.reserve(globals / 8);
         }
         let w = m.words;
         let bound = m.bound();

@@ -86,23 +86,23 @@ pub(crate) fn resolve_predicates(
     predicates: &[Predicate],
     target: &Target<'_>,
 ) -> Result<Vec<Resolved>> {
-    predicates
-        .iter()
-        .map(|p| {
-            let e = target
-                .evaluate(&p.name)
-                .map_err(|m| crate::error::Error::Table {
-                    offset: 0,
-                    message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
-                })?;
-            Ok(Resolved {
-                spec_id: p.spec_id,
-                name: p.name.clone(),
-                value: e.value,
-                note: e.note,
-            })
-        })
-        .collect()
+    // (One allocation: collecting through `Result` would grow the list.)
+    let mut resolved = Vec::with_capacity(predicates.len());
+    for p in predicates {
+        let e = target
+            .evaluate(&p.name)
+            .map_err(|m| crate::error::Error::Table {
+                offset: 0,
+                message: format!("predicate {} (SpecId {}): {m}", p.name, p.spec_id),
+            })?;
+        resolved.push(Resolved {
+            spec_id: p.spec_id,
+            name: p.name.clone(),
+            value: e.value,
+            note: e.note,
+        });
+    }
+    Ok(resolved)
 }
 
 /// Reads the predicate table of a module given as bytes (either byte order;

@@ -215,11 +215,10 @@ impl ChainShape {
         table: &PredicateTable,
     ) -> Result<ChainShape> {
         let n = m.words.len();
-        let sites: Vec<u32> = table
-            .predicates
-            .iter()
-            .flat_map(|p| p.sites.iter().copied())
-            .collect();
+        let mut sites = Vec::with_capacity(table.predicates.iter().map(|p| p.sites.len()).sum());
+        for p in &table.predicates {
+            sites.extend_from_slice(&p.sites);
+        }
         let site_set = IdSet::new(sites.iter().copied(), n);
         let mut chain: HashMap<u32, ()> = HashMap::default();
         // Only an `OpSpecConstantOp` can be a chain value (and

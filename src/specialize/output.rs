@@ -134,13 +134,14 @@ const RELEASE: usize = 1 << 16;
 const GATHER_IN_PLACE: usize = 1 << 20;
 
 impl Pieces {
-    /// No pieces yet; room for `own` own words and `edits` pieces of edit
-    /// lists.
-    pub(super) fn with_capacity(own: usize, edits: usize) -> Pieces {
+    /// No pieces yet; room for `own` own words, `edits` pieces of edit
+    /// lists and `pieces` pieces of the output.
+    pub(super) fn with_capacity(own: usize, edits: usize, pieces: usize) -> Pieces {
         Pieces {
             own: Vec::with_capacity(own),
             edits: Vec::with_capacity(edits),
-            ..Pieces::default()
+            pieces: Vec::with_capacity(pieces),
+            len: 0,
         }
     }
 

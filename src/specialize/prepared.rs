@@ -242,7 +242,11 @@ impl<'w> Prepared<'w> {
         let mut rewrites = Rewrites {
             pieces: {
                 let (module_scope, rewritten) = self.own_words_bound(a);
-                Pieces::with_capacity(module_scope + rewritten, rewritten)
+                // (Room for the pieces of a small module, in one
+                // allocation: a few runs of module scope, and each
+                // rewritten function between two runs of the input.)
+                let pieces = 2 * to_rewrite.len() + 64;
+                Pieces::with_capacity(module_scope + rewritten, rewritten, pieces)
             },
             done: Vec::with_capacity(to_rewrite.len()),
             // Rewrites only drop calls.
@@ -415,7 +419,7 @@ impl<'w> Prepared<'w> {
         let m = &self.m;
         let mut removed_ids = std::mem::take(&mut rewrites.removed_ids);
         // (Room at once for a few names, the most modules have.)
-        let mut functions_removed = FunctionNames::with_capacity(8, 256);
+        let mut functions_removed = FunctionNames::with_capacity(16, 512);
         for f in &m.functions {
             if is_dead(f.id) {
                 functions_removed.push_with(|text| self.g.write_function_name(f.id, text));

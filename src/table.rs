@@ -239,7 +239,8 @@ struct Kept {
 }
 
 impl Kept {
-    /// Entries looked for through the list: up to this many.
+    /// While the list holds fewer entries than this, it is looked
+    /// through; from this many on, the maps answer.
     const SHORT: usize = 16;
 
     /// No entries, room for `entries`.
@@ -270,16 +271,16 @@ impl Kept {
         found.map(|p| p.name.as_str())
     }
 
-    /// Keeps `p`, whose name and SpecId no entry has.
+    /// Keeps `p`, whose name and SpecId no entry has: in the maps too
+    /// once the list is long (every entry when it gets there).
     fn push(&mut self, p: Predicate) {
         self.list.push(p);
         let n = self.list.len();
-        let new = match n.cmp(&Kept::SHORT) {
-            std::cmp::Ordering::Less => return,
-            std::cmp::Ordering::Equal => 0,
-            std::cmp::Ordering::Greater => n - 1,
-        };
-        for (k, p) in self.list.iter().enumerate().skip(new) {
+        if n < Kept::SHORT {
+            return;
+        }
+        let from = if n == Kept::SHORT { 0 } else { n - 1 };
+        for (k, p) in self.list.iter().enumerate().skip(from) {
             self.by_name.insert(p.name.clone(), p.spec_id);
             self.by_id.insert(p.spec_id, k);
         }

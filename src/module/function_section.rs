@@ -191,11 +191,10 @@ fn walk_functions<const AHEAD: bool>(
 fn overrun(words: &[u32], start: usize, id: u32) -> crate::error::Error {
     let mut at = start;
     while at < words.len() {
-        let len = (words[at] >> 16) as usize;
-        if len == 0 || len > words.len() - at {
-            return bad_word_count(words, at);
+        match inst_at(words, at) {
+            Ok(inst) => at = inst.end(),
+            Err(e) => return e,
         }
-        at += len;
     }
     no_function_end(start, id)
 }

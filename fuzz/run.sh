@@ -7,7 +7,8 @@
 #   fuzz/run.sh [SECONDS] [TARGET...]
 #
 # Environment: FUZZ_TOOLCHAIN (default nightly), FUZZ_ARGS (extra libFuzzer
-# flags), LSAN_OPTIONS (kept; lsan.supp's suppressions are added to it).
+# flags), LSAN_OPTIONS (kept; lsan.supp's suppressions are added to it),
+# FUZZ_TARGET_DIR (the build's directory, default fuzz/target).
 # Logs go to fuzz/logs/<target>.log, artifacts to fuzz/artifacts/<target>/,
 # the growing corpus to fuzz/corpus/<target>/.
 set -uo pipefail
@@ -34,7 +35,7 @@ list_artifacts() { # the crash/timeout/OOM/leak files of one target, sorted
 echo "== building fuzz targets (${targets[*]}) with $tc"
 build_start=$SECONDS
 for t in "${targets[@]}"; do
-    "${fuzz[@]}" build --target-dir "$here/target" "$t" || { echo "fuzz build failed: $t" >&2; exit 2; }
+    "${fuzz[@]}" build --target-dir "${FUZZ_TARGET_DIR:-$here/target}" "$t" || { echo "fuzz build failed: $t" >&2; exit 2; }
 done
 echo "built in $((SECONDS - build_start)) s"
 
@@ -49,7 +50,7 @@ for t in "${targets[@]}"; do
     log="$here/logs/$t.log"
     echo "== fuzzing $t for ${secs}s (log: fuzz/logs/$t.log)"
     # shellcheck disable=SC2086
-    "${fuzz[@]}" run --target-dir "$here/target" "$t" "$here/corpus/$t" -- \
+    "${fuzz[@]}" run --target-dir "${FUZZ_TARGET_DIR:-$here/target}" "$t" "$here/corpus/$t" -- \
         -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -dict="$here/spirv.dict" -print_final_stats=1 ${FUZZ_ARGS:-} \
         >"$log" 2>&1

@@ -21,6 +21,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(read inspect specialize container)
 tc="${FUZZ_TOOLCHAIN:-nightly}"
 fuzz=(cargo "+$tc" fuzz)
+target_dir="${FUZZ_TARGET_DIR:-$here/target}"
 # LeakSanitizer ignores exactly the thread-exit records named in
 # lsan.supp (glibc's and std's, not leaks of ours); every other leak is
 # still reported.
@@ -35,7 +36,7 @@ list_artifacts() { # the crash/timeout/OOM/leak files of one target, sorted
 echo "== building fuzz targets (${targets[*]}) with $tc"
 build_start=$SECONDS
 for t in "${targets[@]}"; do
-    "${fuzz[@]}" build --target-dir "${FUZZ_TARGET_DIR:-$here/target}" "$t" || { echo "fuzz build failed: $t" >&2; exit 2; }
+    "${fuzz[@]}" build --target-dir "$target_dir" "$t" || { echo "fuzz build failed: $t" >&2; exit 2; }
 done
 echo "built in $((SECONDS - build_start)) s"
 
@@ -50,7 +51,7 @@ for t in "${targets[@]}"; do
     log="$here/logs/$t.log"
     echo "== fuzzing $t for ${secs}s (log: fuzz/logs/$t.log)"
     # shellcheck disable=SC2086
-    "${fuzz[@]}" run --target-dir "${FUZZ_TARGET_DIR:-$here/target}" "$t" "$here/corpus/$t" -- \
+    "${fuzz[@]}" run --target-dir "$target_dir" "$t" "$here/corpus/$t" -- \
         -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
         -dict="$here/spirv.dict" -print_final_stats=1 ${FUZZ_ARGS:-} \
         >"$log" 2>&1

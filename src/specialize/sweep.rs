@@ -404,7 +404,10 @@ pub(super) fn table_readers(
     let mut anonymous = Vec::new();
     // Each place's last reader: an instruction that reads an id again (a
     // string's repeated bytes in the table's initializer) adds no pair,
-    // as a reader only counts for whether it goes.
+    // as a reader only counts for whether it goes. (The list starts at 0,
+    // which no reader stored here is: reader 0 is taken by the first two
+    // arms below. Each instruction's reads come once, in order, so a
+    // reader never returns to a place after another.)
     let mut last_reader = crate::zeroed::vec::<u32>(closure.len());
     for (_, reader, ids) in reads.iter() {
         for &x in ids {

@@ -440,6 +440,15 @@ impl Scan {
         let (mut at, mut k) = (0, 0);
         while let Some(&p) = hits.get(k) {
             let p = p as usize;
+            // Once the function is known to need a rewrite, a word that is
+            // a trigger and nothing else tells nothing more (a trigger is
+            // neither a function nor tracked): its instruction is not
+            // looked for. (Its other words of interest, if any, are found
+            // as their own hits.)
+            if needs_rewrite && ops.get(p).is_some_and(|&x| interest.class(x) == TRIGGER) {
+                k += 1;
+                continue;
+            }
             let (start, len) = instruction_holding(ops, at, p);
             let end = start + len;
             let (Some(inst), Some(&x)) = (ops.get(start..end), ops.get(p)) else {
@@ -1016,6 +1025,11 @@ mod tests {
             w.extend([header_word(5, OP_STORE), f, 11, 2, 16]);
             w.extend([header_word(4, OP_LOAD), 1, 14, tracked]);
             w.extend([header_word(4, OP_LOAD), 1, 15, trigger]);
+            // (A trigger before a function id in one instruction, once
+            // the function is known to need a rewrite.)
+            w.extend([header_word(5, OP_STORE), trigger, f, 2, 8]);
+            w.extend([header_word(6, op::FunctionCall), 1, 13, f, trigger, f]);
+            w.extend([header_word(6, OP_LOAD), 1, 11, trigger, 2, f]);
             let ret = header_word(1, spirv::Op::Return as u16);
             w.extend([ret, header_word(1, op::FunctionEnd)]);
         }

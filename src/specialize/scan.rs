@@ -551,6 +551,7 @@ impl Scan {
         let plain = hit == FUNCTION
             && inst[0] & 0xffff == u32::from(op::FunctionCall)
             && inst.len() >= 4
+            && interest.class(inst[3]) & FUNCTION != 0
             && interest.any(&inst[4..]) == 0;
         if plain {
             self.callees.push(inst[3]);
@@ -559,14 +560,20 @@ impl Scan {
     }
 
     /// Records what one instruction with a word of interest says: its
-    /// callee if it is a call, and, decoded precisely, the functions it
-    /// references and the tracked table ids it reads. `hit` is the class bits
-    /// of its words after the first; returns them.
+    /// callee if it is a call of a function (the callee of a call of
+    /// anything else is not, wherever the call's other words of interest
+    /// are: the function scan passes over an instruction whose only such
+    /// words are triggers once it knows a rewrite is needed), and, decoded
+    /// precisely, the functions it references and the tracked table ids it
+    /// reads. `hit` is the class bits of its words after the first;
+    /// returns them.
     #[inline(always)]
     fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;
         let callee_pos = (opcode == op::FunctionCall && words.len() >= 4).then_some(3);
-        if let Some(p) = callee_pos {
+        if let Some(p) = callee_pos
+            && interest.class(words[p]) & FUNCTION != 0
+        {
             self.callees.push(words[p]);
         }
         if hit & TRACKED == 0 {
@@ -1032,6 +1039,10 @@ mod tests {
             w.extend([header_word(5, OP_STORE), trigger, f, 2, 8]);
             w.extend([header_word(6, op::FunctionCall), 1, 13, f, trigger, f]);
             w.extend([header_word(6, OP_LOAD), 1, 11, trigger, 2, f]);
+            // (Calls of an id that is no function, with a trigger: as the
+            // fuzzer made them. Such a callee is not recorded either way.)
+            w.extend([header_word(5, op::FunctionCall), 1, 13, 999, trigger]);
+            w.extend([header_word(4, op::FunctionCall), trigger, f, 999]);
             let ret = header_word(1, spirv::Op::Return as u16);
             w.extend([ret, header_word(1, op::FunctionEnd)]);
         }

@@ -442,23 +442,25 @@ impl Scan {
         let (mut at, mut k) = (0, 0);
         while let Some(&p) = hits.get(k) {
             let p = p as usize;
-            // Once the function is known to need a rewrite, a word that is
-            // a trigger and nothing else tells nothing more (a trigger is
-            // neither a function nor tracked): its instruction is not
-            // looked for. (Its other words of interest, if any, are found
-            // as their own hits.)
-            if needs_rewrite && ops.get(p).is_some_and(|&x| interest.class(x) == TRIGGER) {
-                k += 1;
-                continue;
-            }
-            let (start, len) = instruction_holding(ops, at, p);
-            let end = start + len;
-            let (Some(inst), Some(&x)) = (ops.get(start..end), ops.get(p)) else {
+            let Some(&x) = ops.get(p) else {
                 break;
             };
             // (The class bits of its words of interest: most hold one.)
             let mut hit = interest.class(x);
             k += 1;
+            // Once the function is known to need a rewrite, a word that is
+            // a trigger and nothing else tells nothing more (a trigger is
+            // neither a function nor tracked): its instruction is not
+            // looked for. (Its other words of interest, if any, are found
+            // as their own hits.)
+            if needs_rewrite && hit == TRIGGER {
+                continue;
+            }
+            let (start, len) = instruction_holding(ops, at, p);
+            let end = start + len;
+            let Some(inst) = ops.get(start..end) else {
+                break;
+            };
             let single = hits.get(k).is_none_or(|&q| q as usize >= end);
             while let Some(&q) = hits.get(k).filter(|&&q| (q as usize) < end) {
                 hit |= interest.class(ops[q as usize]);
@@ -560,13 +562,12 @@ impl Scan {
     }
 
     /// Records what one instruction with a word of interest says: its
-    /// callee if it is a call of a function (the callee of a call of
-    /// anything else is not, wherever the call's other words of interest
-    /// are: the function scan passes over an instruction whose only such
-    /// words are triggers once it knows a rewrite is needed), and, decoded
-    /// precisely, the functions it references and the tracked table ids it
-    /// reads. `hit` is the class bits of its words after the first;
-    /// returns them.
+    /// callee if it is a call of a function id (a call of anything else
+    /// records none, so that an instruction whose only words of interest
+    /// are triggers records nothing: [`Scan::scan_by_words`] passes over
+    /// those once it knows a rewrite is needed), and, decoded precisely,
+    /// the functions it references and the tracked table ids it reads.
+    /// `hit` is the class bits of its words after the first; returns them.
     #[inline(always)]
     fn scan_hit(&mut self, words: &[u32], at: usize, hit: u8, interest: &Interest) -> Result<u8> {
         let opcode = (words[0] & 0xffff) as u16;

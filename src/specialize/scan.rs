@@ -424,9 +424,9 @@ impl Scan {
     /// checked every word count: nonzero and in range), all their words
     /// looked up at once ([`word_hits`]; no header can equal an id of
     /// interest), then only the instructions holding a word of interest
-    /// found, by walking the headers up to each, and looked at (once a
-    /// trigger is found, a word that is a trigger and nothing else no
-    /// longer is). Returns
+    /// found, by walking the headers up to each, and looked at; once a
+    /// trigger has been found, a word that is a trigger and nothing else
+    /// is passed over (it can tell nothing more). Returns
     /// the class bits of their operand words and whether one reads a
     /// rewrite trigger. `hits` is scratch.
     fn scan_by_words(

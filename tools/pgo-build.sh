@@ -58,7 +58,7 @@ if [ -z "$profdata" ]; then
     exit 1
 fi
 
-what=(--release --workspace --bins --examples)
+what=(--release --workspace --lib --bins --examples)
 raw=$pgo/raw
 rm -rf "$raw"
 mkdir -p "$raw"

@@ -11,7 +11,8 @@
 # 2. trains it: the CLI (one target, six targets in turn, `--all-targets`,
 #    `inspect`) and the in-process path (`examples/specialize_file`, one
 #    target and all) on the repository's compiler-made modules
-#    (tests/golden/*/input.spv, tests/corpus/*/*.spv) and on three generated
+#    (tests/golden/*/input.spv, tests/corpus/*/*.spv; the containers of
+#    tests/data/containers/ through `extract` and one target) and on three generated
 #    modules of sizes and densities the benchmarks do not use (12 MB, every
 #    7th kernel predicated; 2 MB "no calls", every 5th; 60 kernels, every
 #    2nd). The benchmarks' own modules are left out, dispatch-chain among
@@ -19,7 +20,8 @@
 #    did not see;
 # 3. merges the counts with the `llvm-profdata` of rustc's LLVM version
 #    (rustup's llvm-tools, or Debian's llvm-NN package) into
-#    target/pgo/rspv.profdata;
+#    target/pgo/rspv-HASH.profdata, named by its contents so that cargo
+#    builds again when the counts change (it does not look at the file);
 # 4. builds again with `-Cprofile-use` in target/pgo/use
 #    (target/pgo/use/release/rspv-specialize,
 #    target/pgo/use/release/librspv_specialize.{so,a});
@@ -34,9 +36,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 pgo=${CARGO_TARGET_DIR:-$root/target}/pgo
-profile=$pgo/rspv.profdata
+# (The path of the last profile merged.)
+current=$pgo/profile
 if [ "${1:-}" = "--use-flags" ]; then
-    echo "-Cprofile-use=$profile"
+    echo "-Cprofile-use=$(cat "$current")"
     exit 0
 fi
 
@@ -91,6 +94,17 @@ for f in "${modules[@]}"; do
     echo "out$k --all-targets $f --report none" >>"$commands"
     k=$((k + 1))
 done
+# The containers (offload bundles, compressed bundles, ELF files) whose
+# modules are not dispatch-chain's: each module extracted, and the
+# container specialized (a container of several modules fails, asking
+# for --module: that failure is compared too).
+for c in tests/data/containers/*.ccob tests/data/containers/*.hipfb \
+    tests/data/containers/*.o tests/data/containers/*.so; do
+    case $c in */dispatch*) continue ;; esac
+    echo "out$k extract $c" >>"$commands"
+    echo "out$((k + 1)).spv --target gfx950 $c --report none" >>"$commands"
+    k=$((k + 2))
+done
 
 # Runs every command of $commands with the CLI of build $1 into $work/$1:
 # each one's exit status, then its output, as files.
@@ -119,7 +133,11 @@ done
 "$bin/examples/specialize_file" gfx1100 "$work/gen-60.spv" 200 >/dev/null
 
 echo "== merging the counts ($profdata)"
-"$profdata" merge -o "$profile" "$raw"/*.profraw
+"$profdata" merge -o "$pgo/merged.profdata" "$raw"/*.profraw
+profile=$pgo/rspv-$(sha256sum "$pgo/merged.profdata" | cut -c1-16).profdata
+find "$pgo" -maxdepth 1 -name 'rspv-*.profdata' ! -path "$profile" -delete
+mv "$pgo/merged.profdata" "$profile"
+echo "$profile" >"$current"
 
 echo "== optimized build (target/pgo/use)"
 RUSTFLAGS="-Cprofile-use=$profile" CARGO_TARGET_DIR=$pgo/use \

@@ -39,6 +39,10 @@ pgo=${CARGO_TARGET_DIR:-$root/target}/pgo
 # (The path of the last profile merged.)
 current=$pgo/profile
 if [ "${1:-}" = "--use-flags" ]; then
+    if [ ! -f "$current" ]; then
+        echo "pgo-build: no profile yet: run bash tools/pgo-build.sh first" >&2
+        exit 1
+    fi
     echo "-Cprofile-use=$(cat "$current")"
     exit 0
 fi

@@ -62,11 +62,11 @@ echo "|---|---|---|---|---|---|---|"
 for b in "${builds[@]}"; do
     d=$(dir_of "$b")
     printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$b" \
-        "$(per_call "$b" $dc)" "$(per_call "$b" "$tmp/e40.spv")" \
+        "$(per_call "$b" "$dc")" "$(per_call "$b" "$tmp/e40.spv")" \
         "$(irefs "$d/examples/specialize_file" gfx950 "$tmp/g1.spv")" \
         "$(irefs "$d/examples/specialize_file" all "$tmp/g1.spv")" \
         "$(irefs_pinned "$d/rspv-specialize" --target gfx950 "$tmp/g10.spv" -o "$tmp/out.spv" --report none)" \
-        "$(irefs "$d/rspv-specialize" --target gfx950 $dc -o "$tmp/out.spv" --report none)"
+        "$(irefs "$d/rspv-specialize" --target gfx950 "$dc" -o "$tmp/out.spv" --report none)"
 done
 
 echo

@@ -32,23 +32,9 @@ cli=$PWD/target/release/rspv-specialize
 gen=$PWD/target/release/examples/gen_module
 one_file=$PWD/target/release/examples/specialize_file
 
-# I refs of one command (counted whether or not it succeeds: some golden
-# inputs are meant to fail).
-irefs() {
-    { valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
-        awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'
-}
+# (irefs, timed_median_s)
+source benches/common/measure.sh
 
-# Median wall time of $runs runs, in seconds.
-median_s() {
-    local i start end
-    for ((i = 0; i < runs; i++)); do
-        start=$(date +%s%N)
-        "$@" >/dev/null 2>&1
-        end=$(date +%s%N)
-        echo $((end - start))
-    done | sort -n | awk '{ t[NR] = $1 } END { printf "%.6f", t[int((NR + 1) / 2)] / 1e9 }'
-}
 
 echo "| module | words | CLI I refs | per word | cp I refs | CLI median | cp median | CLI MB/s | cp / CLI time |"
 echo "|---|---|---|---|---|---|---|---|---|"
@@ -59,8 +45,8 @@ for mb in 1 10 100; do
     words=$((bytes / 4))
     cli_i=$(irefs "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
     cp_i=$(irefs cp "$in" "$tmp/copy.spv")
-    cli_t=$(median_s "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
-    cp_t=$(median_s cp "$in" "$tmp/copy.spv")
+    cli_t=$(timed_median_s "$cli" --target gfx950 "$in" -o "$tmp/out.spv" --report none)
+    cp_t=$(timed_median_s cp "$in" "$tmp/copy.spv")
     awk -v m="calls, $mb MB" -v w="$words" -v ci="$cli_i" -v pi="$cp_i" -v ct="$cli_t" -v pt="$cp_t" -v b="$bytes" 'BEGIN {
         printf "| %s | %d | %.1f M | %.1f | %.2f M | %.1f ms | %.1f ms | %.0f | %.2f |\n",
             m, w, ci / 1e6, ci / w, pi / 1e6, ct * 1e3, pt * 1e3, b / ct / 1e6, pt / ct }'

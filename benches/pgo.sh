@@ -39,11 +39,8 @@ gen=target/release/examples/gen_module
 "$gen" --mb 100 -o "$tmp/g100.spv" 2>/dev/null
 dc=tests/golden/dispatch-chain/input.spv
 
-irefs() {
-    { $pin valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null "$@" 2>&1 >/dev/null || true; } |
-        awk '/I +refs:/ { gsub(",", "", $NF); print $NF }'
-}
-pin=
+# (irefs, timed_median_s)
+source benches/common/measure.sh
 # (Pinned to one core: a large module's helper thread would count too.)
 irefs_pinned() { pin="taskset -c 1" irefs "$@"; }
 per_call() { # $1: build, $2: module
@@ -85,15 +82,10 @@ for round in 1 2 3; do
     done
 done
 
+# Median wall time in ms, after a warm-up run.
 median_ms() {
-    local i start end
-    "$@" >/dev/null 2>&1
-    for ((i = 0; i < runs; i++)); do
-        start=$(date +%s%N)
-        "$@" >/dev/null 2>&1
-        end=$(date +%s%N)
-        echo $((end - start))
-    done | sort -n | awk '{ t[NR] = $1 } END { printf "%.1f", t[int((NR + 1) / 2)] / 1e6 }'
+    "$@" >/dev/null 2>&1 || true
+    timed_median_s "$@" | awk '{ printf "%.1f", $1 * 1e3 }'
 }
 echo
 echo "CLI wall time on tmpfs (median of $runs after a warm-up, ms), the builds in turn:"

@@ -32,6 +32,8 @@
 # temporary directory and prints its path.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# (timed_median_s)
+source benches/common/measure.sh
 root=$PWD
 timeout_s=${SPIRV_OPT_TIMEOUT:-120}
 runs=5
@@ -127,14 +129,8 @@ median_s() {
         hyperfine -N --warmup 1 --runs "$runs" --style none --export-json "$tmp/hf.json" -- "$cmd" >/dev/null 2>&1
         python3 -c 'import json,sys; print("%.6f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$tmp/hf.json"
     else
-        local i start end
         "$@" >/dev/null 2>&1 || true
-        for ((i = 0; i < runs; i++)); do
-            start=$(date +%s%N)
-            "$@" >/dev/null 2>&1
-            end=$(date +%s%N)
-            echo $((end - start))
-        done | sort -n | awk '{ t[NR] = $1 } END { printf "%.6f", t[int((NR + 1) / 2)] / 1e9 }'
+        timed_median_s "$@"
     fi
 }
 

@@ -88,8 +88,7 @@ pub(crate) fn run_specialize(args: &SpecializeArgs) -> Result<(), Failure> {
     };
     // The output borrows the input's words for what it keeps unchanged;
     // the analysis goes before it is written.
-    let out = Prepared::new(&words, endian)
-        .and_then(|p| p.specialize_output(&target, &Options::default()))
+    let out = Prepared::specialize_once(&words, endian, &target, &Options::default())
         .map_err(|e| Failure::in_file(&file, e))?;
     match args.emit {
         ModuleFormat::Spv => write_module(&output, out.chunks(), out.endian(), args.fsync)?,

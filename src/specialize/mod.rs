@@ -151,9 +151,8 @@ pub fn specialize(bytes: &[u8], target: &Target<'_>, options: &Options) -> Resul
     let input = Input::read(bytes)?;
     let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
     // The analysis goes before the output is gathered into one buffer.
-    let out = Prepared::new(&words, endian)
-        .and_then(|p| p.specialize_output(target, options))
-        .map_err(|e| input.locate(e))?;
+    let out =
+        Prepared::specialize_once(&words, endian, target, options).map_err(|e| input.locate(e))?;
     Ok(gathered_after_analysis(out))
 }
 
@@ -199,8 +198,7 @@ pub fn specialize_in_place(
         // (Only words read straight from all of `bytes` can be laid down
         // there: not a copy, nor a module found inside a container.)
         let in_bytes = std::ptr::eq(&*input.bytes, &bytes[..]) && matches!(words, Cow::Borrowed(_));
-        let out = Prepared::new(&words, endian)
-            .and_then(|p| p.specialize_output(target, options))
+        let out = Prepared::specialize_once(&words, endian, target, options)
             .map_err(|e| input.locate(e))?;
         if !in_bytes {
             return Ok(gathered_after_analysis(out));
@@ -243,7 +241,7 @@ pub fn specialize_words(
     target: &Target<'_>,
     options: &Options,
 ) -> Result<Specialized> {
-    let out = Prepared::new(words, Endian::Little)?.specialize_output(target, options)?;
+    let out = Prepared::specialize_once(words, Endian::Little, target, options)?;
     Ok(out.into_specialized())
 }
 

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::ahead::{self, Ahead, Split};
-use super::analysis::{Analysis, ScopeFacts};
+use super::analysis::{Analysis, Rests, ScopeFacts};
 use super::context::{Constants, Context};
 use super::lattice::Val;
 use super::output::{Output, Pieces};
@@ -38,15 +38,48 @@ impl<'w> Prepared<'w> {
     /// Parses and scans `words` (host order); `endian` is the byte order
     /// [`Specialized::bytes`] will write.
     pub fn new(words: &'w [u32], endian: Endian) -> Result<Prepared<'w>> {
-        // (Fuzz builds take every module the large modules' way.)
-        let large = parallel::pieces(words.len(), usize::MAX) > 1;
-        Prepared::new_with(words, endian, large || cfg!(fuzzing))
+        Prepared::new_with(words, endian, Prepared::together(words), false)
+    }
+
+    /// [`Prepared::new`] then [`Prepared::specialize_output`], for a
+    /// module specialized for one target only: the same output and the
+    /// same first error, for less work. (The scan of each function to
+    /// rewrite stops at its first trigger: the rewrite reads the whole
+    /// function anyway, and its read tells the rest's calls. An error of
+    /// the analysis in a rest the scan passed over is found when the run
+    /// fails, and given first.) [`crate::specialize`] and the CLI's runs
+    /// for one target take this way.
+    pub fn specialize_once(
+        words: &'w [u32],
+        endian: Endian,
+        target: &Target<'_>,
+        options: &Options,
+    ) -> Result<Output<'w>> {
+        let p = Prepared::new_with(words, endian, Prepared::together(words), true)?;
+        p.specialize_output(target, options).map_err(|e| {
+            let whole = p.analysis.as_ref().and_then(|a| a.whole_scan_error(&p.m));
+            whole.unwrap_or(e)
+        })
+    }
+
+    /// True when the functions are parsed while module scope is read
+    /// ([`Prepared::new_with`]): a large module (and, in fuzz builds,
+    /// every module).
+    fn together(words: &[u32]) -> bool {
+        parallel::pieces(words.len(), usize::MAX) > 1 || cfg!(fuzzing)
     }
 
     /// [`Prepared::new`], parsing the functions while module scope is read
     /// when `together` (as for a large module: neither needs the other;
-    /// the parse's error goes first, as when it comes first).
-    fn new_with(words: &'w [u32], endian: Endian, together: bool) -> Result<Prepared<'w>> {
+    /// the parse's error goes first, as when it comes first), and stopping
+    /// the scan of each function at its first trigger when `stop_early`
+    /// ([`Prepared::specialize_once`]).
+    fn new_with(
+        words: &'w [u32],
+        endian: Endian,
+        together: bool,
+        stop_early: bool,
+    ) -> Result<Prepared<'w>> {
         let mut m = Module::parse_module_level(words)?;
         let (functions, scope) =
             parallel::join(together, || m.parse_functions(), || read_module_scope(&m));
@@ -54,7 +87,7 @@ impl<'w> Prepared<'w> {
         let (g, scope) = scope?;
         let analysis = match scope {
             None => None,
-            Some(scope) => Some(Analysis::new(&m, &g, scope)?),
+            Some(scope) => Some(Analysis::new(&m, &g, scope, stop_early)?),
         };
         Ok(Prepared {
             words,
@@ -257,14 +290,19 @@ impl<'w> Prepared<'w> {
             ),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
+            rests: Rests::for_stops(a),
             bad: Vec::new(),
         };
+        let mut stops = a.scan.stops().iter().peekable();
         // One rewrite's own words with their constants, and scratch for
         // the scan of its words.
         let (mut own, mut words) = (Vec::new(), Vec::new());
         for (&k, name) in to_rewrite.iter().zip(names.iter()) {
             let (k, f) = (k as usize, &self.m.functions[k as usize]);
             let r = source.rewrite(k, f, ctx, name)?;
+            if let Some(stop) = stops.next_if(|s| s.function as usize == k) {
+                a.complete(&self.m, stop, r.read_callees(), &mut rewrites.rests)?;
+            }
             // Constants are chosen on first need, in module order (most
             // rewrites have none: their own words are kept as they are).
             let with_constants = !r.constant_uses.is_empty();
@@ -332,7 +370,8 @@ impl<'w> Prepared<'w> {
             Some(d) => rewrites.callees(d),
             None => a.callees(f),
         };
-        sweep::dead_functions(&a.function_ids, a.index(), &a.roots, &callees, fixed)
+        let roots = a.roots(&self.g, &rewrites.rests);
+        sweep::dead_functions(&a.function_ids, a.index(), &roots, &callees, fixed)
     }
 
     /// The part of the dead-function walk that does not depend on the
@@ -348,7 +387,10 @@ impl<'w> Prepared<'w> {
             }
         }
         let input = |f: u32| a.callees(f);
-        FixedReach::new(&a.function_ids, a.index(), &a.roots, &rewritten, &input)
+        // (A batch's analysis scans every function whole: its roots are
+        // found with it.)
+        let roots = a.roots(&self.g, &Rests::default());
+        FixedReach::new(&a.function_ids, a.index(), &roots, &rewritten, &input)
     }
 
     /// The entry points laid down once for all groups of a batch
@@ -528,6 +570,9 @@ pub(super) struct Rewrites {
     by_place: Vec<u32>,
     /// Result ids the rewrites deleted.
     removed_ids: IdBits,
+    /// The input's calls after the stops of the scan
+    /// ([`Analysis::complete`]), for the roots.
+    rests: Rests,
     /// Unresolved uses, with the function's chain definitions for messages.
     bad: Vec<(
         u32,
@@ -719,7 +764,7 @@ mod tests {
         let in_function = [(body, words[body] & 0xffff)];
         let target = ArchTables::embedded().target("gfx950").unwrap();
         let run = |w: &[u32], together: bool| {
-            Prepared::new_with(w, Endian::Little, together)
+            Prepared::new_with(w, Endian::Little, together, false)
                 .and_then(|p| p.specialize(&target, &Options::default()))
                 .map(|s| s.words().to_vec())
                 .map_err(|e| e.to_string())

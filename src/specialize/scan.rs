@@ -11,6 +11,10 @@
 //! each word found. Only an instruction with a function or tracked word
 //! among the ids it reads is decoded, so an untouched function costs one
 //! linear scan.
+//! A run for one target may stop the scan of a function at its first
+//! trigger ([`Scan::stopping_early`]): the function is rewritten, and the
+//! rewrite's read tells the rest's callees; what it cannot tell, the scan
+//! of the rest does then ([`Scan::rest_of`]).
 //! The facts of all functions live in a few shared vectors (a module may
 //! hold 200,000 functions). From 8 MB up, the functions are scanned in
 //! consecutive pieces on all cores and the pieces' lists joined in order.
@@ -98,6 +102,12 @@ impl Interest {
                 sparse,
             }
         }
+    }
+
+    /// True when `x` is a function's id.
+    #[inline(always)]
+    pub(super) fn is_function(&self, x: u32) -> bool {
+        self.class(x) & FUNCTION != 0
     }
 
     /// The class bits of `x` (0 when it is of no interest).
@@ -196,6 +206,23 @@ struct FunctionFacts {
     has_tracked_word: bool,
 }
 
+/// Where the scan of a function stopped: at the end of the instruction
+/// holding its first rewrite trigger, when the scan was asked to stop
+/// there ([`Scan::stopping_early`]). The rewrite reads the rest anyway;
+/// what the scan would have found in it, the rewrite's read tells
+/// ([`Scan::rest_of`] finds it where the read cannot).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct Stop {
+    /// The function, by index in the module.
+    pub function: u32,
+    /// The module word where the rest begins.
+    pub rest_at: u32,
+    /// How many words of the rest are function ids: as many as its calls
+    /// of functions when the rest references no function otherwise, and
+    /// no literal equals a function's id.
+    pub rest_functions: u32,
+}
+
 /// What the scan learned about every function, in module order.
 #[derive(Debug, Default, PartialEq)]
 pub(super) struct Scan {
@@ -214,6 +241,11 @@ pub(super) struct Scan {
     tracked: Vec<u32>,
     /// Functions referenced other than as a callee, by any function.
     pub fn_refs: Vec<u32>,
+    /// The functions whose scan stopped at their first trigger, in order:
+    /// their callees, function references and tracked table ids are
+    /// those before [`Stop::rest_at`] (whether a word is in the tracked
+    /// set, [`Scan::has_tracked_word`], is told for all their words).
+    stops: Vec<Stop>,
 }
 
 impl Scan {
@@ -223,13 +255,13 @@ impl Scan {
     /// order.
     pub(super) fn new(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
         let pieces = parallel::pieces(m.words.len(), m.functions.len());
-        let scan = Scan::in_pieces(m, interest, pieces);
+        let scan = Scan::in_pieces(m, interest, pieces, false);
         // (Fuzz builds scan the small modules they make in pieces too,
         // and check that both ways agree.)
         if cfg!(fuzzing) && pieces == 1 {
             parallel::assert_agree(
                 &scan,
-                &Scan::in_pieces(m, interest, 3),
+                &Scan::in_pieces(m, interest, 3, false),
                 "the scan in pieces",
             );
         }
@@ -239,25 +271,138 @@ impl Scan {
                 by_words: false,
                 ..interest.clone()
             };
-            let walked = Scan::in_pieces(m, &walk, pieces);
+            let walked = Scan::in_pieces(m, &walk, pieces, false);
             parallel::assert_agree(&scan, &walked, "the scan by words");
         }
         scan
     }
 
+    /// [`Scan::new`], except that the scan of a function stops at the
+    /// end of the instruction holding its first rewrite trigger, where
+    /// the interest is looked up by words ([`Interest::by_words`]): the
+    /// rest's callees, function references and tracked table ids are
+    /// left out, and the rest is described by a [`Stop`]. The first
+    /// error is [`Scan::new`]'s: an error in a rest can only be found by
+    /// reading it ([`Scan::rest_of`]). Builds with debug assertions and
+    /// fuzz builds check the stopped scan against the whole one.
+    pub(super) fn stopping_early(m: &Module<'_>, interest: &Interest) -> Result<Scan> {
+        let pieces = parallel::pieces(m.words.len(), m.functions.len());
+        let scan = match Scan::in_pieces(m, interest, pieces, interest.by_words) {
+            Ok(scan) => scan,
+            // (The whole scan's first error may come before this one, in
+            // a rest the stopped scan passed over.)
+            Err(e) => return Err(Scan::new(m, interest).err().unwrap_or(e)),
+        };
+        #[cfg(any(debug_assertions, fuzzing))]
+        scan.check_stops(m, interest);
+        Ok(scan)
+    }
+
+    /// Checks that this stopped scan, its rests read by [`Scan::rest_of`],
+    /// tells what the whole scan tells.
+    #[cfg(any(debug_assertions, fuzzing))]
+    fn check_stops(&self, m: &Module<'_>, interest: &Interest) {
+        let whole = match Scan::new(m, interest) {
+            Ok(whole) => whole,
+            Err(e) => {
+                // (Then the error is in a rest: the first rest's in order.)
+                let first = self
+                    .stops
+                    .iter()
+                    .find_map(|s| Scan::rest_of(m, interest, s).err());
+                let first = first.expect("the whole scan fails where the stopped one did not");
+                assert_eq!(
+                    first.to_string(),
+                    e.to_string(),
+                    "the first error, in a rest"
+                );
+                return;
+            }
+        };
+        assert_eq!(
+            self.to_rewrite, whole.to_rewrite,
+            "the functions to rewrite"
+        );
+        let mut fn_refs = self.fn_refs.clone();
+        let mut stops = self.stops.iter().peekable();
+        for k in 0..whole.facts.len() {
+            let tracked_word = (self.has_tracked_word(k), whole.has_tracked_word(k));
+            assert_eq!(
+                tracked_word.0, tracked_word.1,
+                "function {k}'s tracked words"
+            );
+            let Some(stop) = stops.next_if(|s| s.function as usize == k) else {
+                assert_eq!(self.callees(k), whole.callees(k), "function {k}'s callees");
+                assert_eq!(self.tracked_mentions(k), whole.tracked_mentions(k));
+                continue;
+            };
+            let rest = Scan::rest_of(m, interest, stop).expect("a rest the whole scan read");
+            let callees = [self.callees(k), rest.callees(0)].concat();
+            assert_eq!(
+                callees,
+                whole.callees(k),
+                "function {k}'s callees, with its rest"
+            );
+            fn_refs.extend_from_slice(&rest.fn_refs);
+        }
+        let sorted = |mut ids: Vec<u32>| {
+            ids.sort_unstable();
+            ids
+        };
+        assert_eq!(
+            sorted(fn_refs),
+            sorted(whole.fn_refs.clone()),
+            "the function references"
+        );
+    }
+
+    /// What the scan of the rest of a function it stopped in ([`Stop`])
+    /// would have found: its callees in order ([`Scan::callees`] of
+    /// function 0) and the functions it references ([`Scan::fn_refs`]),
+    /// or the scan's error in it.
+    pub(super) fn rest_of(m: &Module<'_>, interest: &Interest, stop: &Stop) -> Result<Scan> {
+        let mut rest = Scan::with_room(1);
+        let end = m.functions[stop.function as usize].end;
+        let from = stop.rest_at as usize;
+        let mut hits = Vec::new();
+        // (The function needs a rewrite: a word that is a trigger and
+        // nothing else is passed over, as in the whole scan.)
+        let (any, _) =
+            rest.scan_by_words::<false>(&m.words[from..end], from * 4, interest, &mut hits, true)?;
+        rest.facts.push(FunctionFacts {
+            callees_end: rest.callees.len() as u32,
+            tracked_end: rest.tracked.len() as u32,
+            has_tracked_word: any & TRACKED != 0,
+        });
+        Ok(rest)
+    }
+
+    /// The functions whose scan stopped at their first trigger, in
+    /// order (none but from [`Scan::stopping_early`]).
+    pub(super) fn stops(&self) -> &[Stop] {
+        &self.stops
+    }
+
     /// [`Scan::new`] in `pieces` pieces (in order on the calling thread
-    /// for one).
-    fn in_pieces(m: &Module<'_>, interest: &Interest, pieces: usize) -> Result<Scan> {
+    /// for one), stopping each function's scan at its first trigger when
+    /// `stop` ([`Scan::stopping_early`]).
+    fn in_pieces(m: &Module<'_>, interest: &Interest, pieces: usize, stop: bool) -> Result<Scan> {
         let functions = &m.functions[..];
         if pieces < 2 {
-            return Scan::of(m, functions, interest, functions.len());
+            return Scan::of(m, functions, interest, functions.len(), stop);
         }
         let bounds = piece_bounds(functions, pieces);
         // (The first piece has room for every function's facts: the
         // others are appended to it.)
         let room = |k: usize| if k == 0 { functions.len() } else { 0 };
         let mut scans = parallel::map_parallel(pieces, |k| {
-            Scan::of(m, &functions[bounds[k]..bounds[k + 1]], interest, room(k))
+            Scan::of(
+                m,
+                &functions[bounds[k]..bounds[k + 1]],
+                interest,
+                room(k),
+                stop,
+            )
         })
         .into_iter();
         let lost = || parallel::internal("internal error: a scan was lost");
@@ -278,16 +423,19 @@ impl Scan {
             callees: Vec::new(),
             tracked: Vec::new(),
             fn_refs: Vec::new(),
+            stops: Vec::new(),
         }
     }
 
     /// Scans `functions` (consecutive functions of `m`) in order, with
-    /// room for `room` functions' facts.
+    /// room for `room` functions' facts, stopping at each function's
+    /// first trigger when `stop`.
     fn of(
         m: &Module<'_>,
         functions: &[FunctionRange],
         interest: &Interest,
         room: usize,
+        stop: bool,
     ) -> Result<Scan> {
         let mut s = Scan::with_room(room.max(functions.len()));
         // (Room for the calls of a small module's functions, about one in
@@ -300,8 +448,16 @@ impl Scan {
             s.callees.reserve(words / 16);
         }
         let mut hits = Vec::with_capacity(256);
-        for f in functions {
-            s.scan_function(m, f, interest, &mut hits)?;
+        // (Each way its own loop, so that the scan that never stops is the
+        // same code as before stops were.)
+        if stop {
+            for f in functions {
+                s.scan_function::<true>(m, f, interest, &mut hits)?;
+            }
+        } else {
+            for f in functions {
+                s.scan_function::<false>(m, f, interest, &mut hits)?;
+            }
         }
         Ok(s)
     }
@@ -320,6 +476,10 @@ impl Scan {
         self.callees.extend_from_slice(&next.callees);
         self.tracked.extend_from_slice(&next.tracked);
         self.fn_refs.extend_from_slice(&next.fn_refs);
+        (self.stops).extend(next.stops.iter().map(|s| Stop {
+            function: s.function + functions,
+            ..*s
+        }));
     }
 
     /// The functions that need a rewrite (they read a predicate or a value
@@ -354,8 +514,10 @@ impl Scan {
         &self.tracked[start as usize..self.facts[k].tracked_end as usize]
     }
 
-    /// Scans one function, appending its facts (`hits` is scratch).
-    fn scan_function(
+    /// Scans one function, appending its facts (`hits` is scratch), and
+    /// stops at its first trigger when `STOP` and its words are looked up
+    /// at once.
+    fn scan_function<const STOP: bool>(
         &mut self,
         m: &Module<'_>,
         f: &FunctionRange,
@@ -387,7 +549,7 @@ impl Scan {
         // Then the rest, at its byte offset.
         let (ops, offset) = (&body[first..], (f.start + first) * 4);
         let (hits, rewrite) = if interest.by_words && ops.len() >= 16 {
-            self.scan_by_words(ops, offset, interest, hits)?
+            self.scan_by_words::<STOP>(ops, offset, interest, hits, false)?
         } else {
             self.scan_by_instructions(ops, offset, interest)?
         };
@@ -428,15 +590,21 @@ impl Scan {
     /// trigger has been found, a word that is a trigger and nothing else
     /// is passed over (it can tell nothing more). Returns
     /// the class bits of their operand words and whether one reads a
-    /// rewrite trigger. `hits` is scratch.
-    fn scan_by_words(
+    /// rewrite trigger. `hits` is scratch. `rewriting`: the function is
+    /// known to need a rewrite already (the rest of a stopped scan). With
+    /// `STOP`, the scan stops after the instruction holding the first
+    /// trigger, recording a [`Stop`] for the function whose facts come
+    /// next; the class bits returned are still those of every word.
+    #[inline(always)]
+    fn scan_by_words<const STOP: bool>(
         &mut self,
         ops: &[u32],
         offset: usize,
         interest: &Interest,
         hits: &mut Vec<u32>,
+        rewriting: bool,
     ) -> Result<(u8, bool)> {
-        let (mut any, mut needs_rewrite) = (0, false);
+        let (mut any, mut needs_rewrite) = (0, rewriting);
         hits.clear();
         word_hits::find(&interest.dense, ops, hits);
         let (mut at, mut k) = (0, 0);
@@ -472,8 +640,38 @@ impl Scan {
                     self.settle_out_of_line(inst, offset + start * 4, hit, interest)?;
             }
             at = end;
+            if STOP && needs_rewrite {
+                any |= self.stop_before(ops, end, offset, &hits[k..], interest);
+                break;
+            }
         }
         Ok((any, needs_rewrite))
+    }
+
+    /// Records the [`Stop`] of the function whose facts come next, its
+    /// rest at `ops[end..]` (`ops` at byte offset `offset`), whose words
+    /// of interest are at `rest_hits`: returns their class bits.
+    #[inline(never)]
+    fn stop_before(
+        &mut self,
+        ops: &[u32],
+        end: usize,
+        offset: usize,
+        rest_hits: &[u32],
+        interest: &Interest,
+    ) -> u8 {
+        let (mut any, mut functions) = (0, 0);
+        for &q in rest_hits {
+            let class = ops.get(q as usize).map_or(0, |&x| interest.class(x));
+            any |= class;
+            functions += u32::from(class & FUNCTION != 0);
+        }
+        self.stops.push(Stop {
+            function: self.facts.len() as u32,
+            rest_at: (offset / 4 + end) as u32,
+            rest_functions: functions,
+        });
+        any
     }
 
     /// [`Scan::scan_by_words`] instruction by instruction, looking up the
@@ -898,7 +1096,7 @@ mod tests {
             &IdSet::new([tracked_id], 0),
             w.len(),
         );
-        let whole = Scan::in_pieces(&m, &interest, 1).unwrap();
+        let whole = Scan::in_pieces(&m, &interest, 1, false).unwrap();
         assert_eq!(whole.facts.len(), functions.len());
         assert!(!whole.callees.is_empty() && !whole.tracked.is_empty());
         assert!(!whole.fn_refs.is_empty());
@@ -918,10 +1116,22 @@ mod tests {
         );
         for pieces in 2..=12 {
             assert_eq!(
-                Scan::in_pieces(&m, &interest, pieces).unwrap(),
+                Scan::in_pieces(&m, &interest, pieces, false).unwrap(),
                 whole,
                 "{pieces}"
             );
+        }
+        // Stopped at each function's first trigger, the same in pieces
+        // (the stops' function indices follow the join), and the rests
+        // read afterwards tell what the whole scan tells.
+        let stopped = Scan::in_pieces(&m, &interest, 1, true).unwrap();
+        if interest.by_words {
+            assert_eq!(stopped.stops().len(), whole.to_rewrite().len());
+        }
+        stopped.check_stops(&m, &interest);
+        for pieces in 2..=12 {
+            let scan = Scan::in_pieces(&m, &interest, pieces, true).unwrap();
+            assert_eq!(scan, stopped, "stopped, {pieces}");
         }
         // Two functions with an `OpIAdd` too short for its operands,
         // naming a function (put in from the back, so that the places
@@ -933,13 +1143,16 @@ mod tests {
             bad.splice(at..at, [too_short, f]);
         }
         let bad_m = Module::parse(&bad).unwrap();
-        let first = Scan::in_pieces(&bad_m, &interest, 1)
+        let first = Scan::in_pieces(&bad_m, &interest, 1, false)
             .unwrap_err()
             .to_string();
         for pieces in 2..=12 {
-            let e = Scan::in_pieces(&bad_m, &interest, pieces).unwrap_err();
+            let e = Scan::in_pieces(&bad_m, &interest, pieces, false).unwrap_err();
             assert_eq!(e.to_string(), first, "{pieces}");
         }
+        // (And the scan that stops at triggers gives the same first error.)
+        let e = Scan::stopping_early(&bad_m, &interest).unwrap_err();
+        assert_eq!(e.to_string(), first, "stopping early");
     }
 
     /// An `OpFunction` is settled without decoding only when its own id
@@ -993,8 +1206,8 @@ mod tests {
                 ..interest.clone()
             };
             let (a, b) = (
-                Scan::in_pieces(m, interest, 1),
-                Scan::in_pieces(m, &walk, 1),
+                Scan::in_pieces(m, interest, 1, false),
+                Scan::in_pieces(m, &walk, 1, false),
             );
             assert_eq!(a.unwrap(), b.unwrap());
         };

@@ -102,12 +102,16 @@ pub(super) fn rewrite(
     fname: &str,
     scratch: &mut Scratch,
 ) -> Result<Rewritten> {
-    if read_quick(m, ctx, start, end, scratch)
-        && let Some(out) = rewrite_read_quick(m, ctx, start, end, fname, scratch)
-    {
+    let read = read_quick(m, ctx, start, end, scratch);
+    if read && let Some(out) = rewrite_read_quick(m, ctx, start, end, fname, scratch) {
         return Ok(out);
     }
-    full_rewrite(m, ctx, start, end, fname, scratch)
+    let out = full_rewrite(m, ctx, start, end, fname, scratch)?;
+    // (What the read found stays true whatever the values.)
+    Ok(match read {
+        true => out.with_read_callees(scratch.quick.callees()),
+        false => out,
+    })
 }
 
 impl Scratch {

@@ -197,6 +197,12 @@ pub(super) struct Buffers {
 }
 
 impl Buffers {
+    /// The callee word of each `OpFunctionCall` of the blocks the last
+    /// successful read read, in order.
+    pub(super) fn callees(&self) -> &[u32] {
+        &self.callees
+    }
+
     /// Empties the lists [`read`] fills and gives them room for a
     /// function of `words` words, about as much as such functions take
     /// (the first rewrite of a run then allocates each list once instead
@@ -962,7 +968,10 @@ fn emit(
     bufs: &Buffers,
     emitted: &mut Emitted,
 ) -> Rewritten {
-    let mut out = Writing::new(emitted);
+    let mut out = Writing {
+        read_callees: Some(&bufs.callees),
+        ..Writing::new(emitted)
+    };
     let blocks = &bufs.blocks;
     // (The last block ends at the `OpFunctionEnd`.)
     debug_assert_eq!(blocks.last().map(|b| b.end), Some(end - 1));

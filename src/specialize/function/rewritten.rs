@@ -41,8 +41,8 @@ pub(crate) struct Span {
 #[derive(Debug, Clone)]
 pub(crate) struct Rewritten {
     /// [`Rewritten::spans`], three words each ([`SPAN_WORDS`]), then
-    /// [`Rewritten::own`], [`Rewritten::callees`] and
-    /// [`Rewritten::removed_ids`].
+    /// [`Rewritten::own`], [`Rewritten::callees`],
+    /// [`Rewritten::removed_ids`] and [`Rewritten::read_callees`].
     lists: Vec<u32>,
     /// Where the spans end in `lists`.
     spans_end: usize,
@@ -50,6 +50,11 @@ pub(crate) struct Rewritten {
     own_end: usize,
     /// Where [`Rewritten::callees`] ends in `lists`.
     callees_end: usize,
+    /// Where [`Rewritten::removed_ids`] ends in `lists`.
+    removed_end: usize,
+    /// The quick read took the whole function: [`Rewritten::read_callees`]
+    /// holds its calls.
+    read: bool,
     /// Unresolved uses in live blocks.
     pub bad_uses: Vec<BadUse>,
     /// Conditional branches and switches made unconditional.
@@ -105,14 +110,33 @@ impl Rewritten {
     /// Result ids that no longer exist (deleted instructions, removed
     /// blocks), in no particular order.
     pub(crate) fn removed_ids(&self) -> &[u32] {
-        &self.lists[self.callees_end..]
+        &self.lists[self.callees_end..self.removed_end]
+    }
+
+    /// When the quick read took the whole function (whichever way it was
+    /// then rewritten), the callee word of each `OpFunctionCall` of its
+    /// blocks in the input, in order, function id or not: what the scan
+    /// that stopped at the function's first trigger left out
+    /// ([`Scan::stopping_early`](super::super::scan::Scan::stopping_early)).
+    pub(crate) fn read_callees(&self) -> Option<&[u32]> {
+        self.read.then(|| &self.lists[self.removed_end..])
+    }
+
+    /// This rewrite, with the callees of the quick read that took the
+    /// function ([`Rewritten::read_callees`]) when the full rewrite made
+    /// it.
+    pub(super) fn with_read_callees(mut self, callees: &[u32]) -> Rewritten {
+        self.lists.truncate(self.removed_end);
+        self.lists.extend_from_slice(callees);
+        self.read = true;
+        self
     }
 }
 
 /// A [`Rewritten`] being written: its lists grow in the storage of an
 /// [`Emitted`], which [`Writing::finish`] gives back.
 #[derive(Debug, Default)]
-pub(super) struct Writing {
+pub(super) struct Writing<'r> {
     /// [`Rewritten::spans`], as they are kept ([`SPAN_WORDS`] each).
     pub(super) spans: Vec<[u32; SPAN_WORDS]>,
     /// [`Rewritten::own`].
@@ -123,6 +147,8 @@ pub(super) struct Writing {
     pub(super) bad_uses: Vec<BadUse>,
     /// [`Rewritten::removed_ids`].
     pub(super) removed_ids: Vec<u32>,
+    /// [`Rewritten::read_callees`], when the quick read took the function.
+    pub(super) read_callees: Option<&'r [u32]>,
     /// [`Rewritten::branches_folded`].
     pub(super) branches_folded: usize,
     /// [`Rewritten::selects_folded`].
@@ -137,9 +163,9 @@ pub(super) struct Writing {
     pub(super) chain_defs: HashMap<u32, Inst>,
 }
 
-impl Writing {
+impl Writing<'_> {
     /// An empty rewrite whose lists grow in `slot`'s storage (cleared).
-    pub(super) fn new(slot: &mut Emitted) -> Writing {
+    pub(super) fn new(slot: &mut Emitted) -> Self {
         Writing {
             spans: cleared(&mut slot.spans),
             own: cleared(&mut slot.own),
@@ -157,10 +183,15 @@ impl Writing {
     pub(super) fn finish(self, slot: &mut Emitted) -> Rewritten {
         let spans = self.spans.as_flattened();
         let spans_end = spans.len();
+        let read = self.read_callees.unwrap_or_default();
         let mut lists = match slot.spare.take() {
             Some(mut lists) => cleared(&mut lists),
             None => Vec::with_capacity(
-                spans_end + self.own.len() + self.callees.len() + self.removed_ids.len(),
+                spans_end
+                    + self.own.len()
+                    + self.callees.len()
+                    + self.removed_ids.len()
+                    + read.len(),
             ),
         };
         lists.extend_from_slice(spans);
@@ -169,11 +200,15 @@ impl Writing {
         lists.extend_from_slice(&self.callees);
         let callees_end = lists.len();
         lists.extend_from_slice(&self.removed_ids);
+        let removed_end = lists.len();
+        lists.extend_from_slice(read);
         let out = Rewritten {
             lists,
             spans_end,
             own_end,
             callees_end,
+            removed_end,
+            read: self.read_callees.is_some(),
             bad_uses: self.bad_uses,
             branches_folded: self.branches_folded,
             selects_folded: self.selects_folded,

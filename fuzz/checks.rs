@@ -10,7 +10,8 @@ use std::sync::OnceLock;
 
 use rspv_specialize::module::{Module, bytes_from_words, words_from_bytes};
 use rspv_specialize::{
-    ArchTables, Error, Options, Target, inspect, specialize, specialize_in_place, specialize_many,
+    ArchTables, Error, Options, Prepared, Target, inspect, specialize, specialize_in_place,
+    specialize_many,
 };
 
 /// The targets the `specialize` check runs: a CDNA3/4 processor, an RDNA3
@@ -114,8 +115,11 @@ pub fn check_inspect(data: &[u8]) {
 /// - a success has no predicate table left (and `inspect` reads it);
 /// - specializing a success again gives the same bytes (idempotence);
 /// - `specialize_in_place` (on a copy of the bytes) and `specialize_many`
-///   give, for each target, what `specialize` gives.
+///   give, for each target, what `specialize` gives;
+/// - the one-target and many-target runs that stop the scan at triggers
+///   give what `Prepared::new` and its runs give ([`check_once`]).
 pub fn check_specialize(data: &[u8]) {
+    check_once(data);
     let opts = Options::default();
     let single: Vec<_> = targets()
         .iter()
@@ -159,6 +163,59 @@ pub fn check_specialize(data: &[u8]) {
                 assert_same(t, "specialize_many", m.map(|m| m.bytes()), s);
             }
         }
+    }
+}
+
+/// `Prepared::specialize_once` and `Prepared::specialize_many_once` (the
+/// scan stopped at each function's first trigger) against
+/// `Prepared::new` then `specialize` / `specialize_many` (every function
+/// scanned whole), on the module's words: the same modules, and the same
+/// errors (the first error of the whole scan first).
+fn check_once(data: &[u8]) {
+    let Ok((words, endian)) = words_from_bytes(data) else {
+        return;
+    };
+    let opts = Options::default();
+    let whole = Prepared::new(&words, endian);
+    for (t, target) in TARGETS.iter().zip(targets()) {
+        let once = Prepared::specialize_once(&words, endian, target, &opts);
+        let want = match &whole {
+            Ok(p) => p.specialize(target, &opts).map(|s| s.bytes()),
+            Err(e) => Err(e.clone()),
+        };
+        assert_same(
+            t,
+            "specialize_once",
+            once.map(|o| o.into_specialized().bytes()),
+            &want,
+        );
+    }
+    let many = Prepared::specialize_many_once(&words, endian, targets(), &opts, &|_, _| {});
+    match (many, &whole) {
+        (Ok(many), Ok(p)) => {
+            for ((t, m), w) in TARGETS
+                .iter()
+                .zip(many)
+                .zip(p.specialize_many(targets(), &opts))
+            {
+                assert_same(
+                    t,
+                    "specialize_many_once",
+                    m.map(|m| m.bytes()),
+                    &w.map(|w| w.bytes()),
+                );
+            }
+        }
+        (Err(g), Err(w)) => assert_eq!(
+            g.to_string(),
+            w.to_string(),
+            "specialize_many_once fails differently"
+        ),
+        (g, w) => panic!(
+            "specialize_many_once {} but Prepared::new {}",
+            describe(&g.map(|_| ())),
+            describe(&w.as_ref().map(|_| ()))
+        ),
     }
 }
 

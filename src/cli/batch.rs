@@ -189,10 +189,14 @@ fn specialize_units(
     let mut outs: Vec<Vec<Specialized>> = Vec::with_capacity(units.len());
     let mut failed: Vec<(String, Vec<String>)> = Vec::new();
     for unit in units.iter_mut() {
-        let prepared = Prepared::new(&unit.words, unit.endian)
-            .map_err(|e| Failure::in_file(&unit.label, e))?;
-        let results =
-            prepared.specialize_many_with_progress(&targets, &Options::default(), &progress);
+        let results = Prepared::specialize_many_once(
+            &unit.words,
+            unit.endian,
+            &targets,
+            &Options::default(),
+            &progress,
+        )
+        .map_err(|e| Failure::in_file(&unit.label, e))?;
         let mut unit_outs = Vec::with_capacity(results.len());
         for (job, r) in jobs.iter().zip(results) {
             match r {

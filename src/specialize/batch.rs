@@ -15,7 +15,7 @@ use crate::inspect::Resolved;
 use crate::module::FunctionRange;
 use crate::target::Target;
 
-use super::analysis::Analysis;
+use super::analysis::{Analysis, Rests};
 use super::context::{Context, Replacement};
 use super::function::{self, Rewritten};
 use super::lattice::Val;
@@ -72,6 +72,10 @@ impl RewriteSource for GroupRewrites<'_> {
         (row.and_then(|r| self.by_function[r].as_ref()))
             .and_then(|rewrites| rewrites.of(self.group))
             .unwrap_or_else(|| Err(internal("internal error: a function rewrite is missing")))
+    }
+
+    fn completes_rests(&self) -> bool {
+        true
     }
 }
 
@@ -190,8 +194,10 @@ fn group_outputs(
         },
     );
     // Phase 2, by group: constants, sweep (going on from the walk all
-    // groups share), output (the entry points laid down once for all).
-    let fixed = prepared.fixed_reach(a);
+    // groups share, from the rests of the functions the scan stopped in,
+    // completed once), output (the entry points laid down once for all).
+    let rests = complete_rests(prepared, a, predicated, &by_function);
+    let fixed = rests.as_ref().ok().map(|r| prepared.fixed_reach(a, r));
     let entry_points = prepared.entry_points(a);
     let work: Vec<Mutex<Option<GroupWork<'_>>>> =
         begun.into_iter().map(|w| Mutex::new(Some(w))).collect();
@@ -202,6 +208,11 @@ fn group_outputs(
         // down with it.
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let (mut ctx, mut report) = begun?;
+            let fixed = match (&rests, &fixed) {
+                (Ok(_), Some(fixed)) => fixed,
+                (Err(e), _) => return Err(e.clone()),
+                _ => return Err(internal("internal error: the shared walk is missing")),
+            };
             let mut constants = std::mem::take(&mut ctx.constants);
             let rewrites = prepared.rewrite_functions(
                 a,
@@ -217,14 +228,7 @@ fn group_outputs(
                 },
             )?;
             ctx.constants = constants;
-            prepared.finish(
-                a,
-                ctx,
-                rewrites,
-                report,
-                Some(&fixed),
-                entry_points.as_ref(),
-            )
+            prepared.finish(a, ctx, rewrites, report, Some(fixed), entry_points.as_ref())
         }))
         .unwrap_or_else(|_| Err(internal("internal error: the rewrite panicked")))
         .map(|out| {
@@ -240,6 +244,29 @@ fn group_outputs(
     .into_iter()
     .map(Option::flatten)
     .collect()
+}
+
+/// The input's calls after the scan's stops ([`Analysis::complete`]), from
+/// the reads of phase 1 (`by_function`, by place in `predicated`): once for
+/// all groups. Fails with the scan's error in a rest.
+fn complete_rests(
+    prepared: &Prepared<'_>,
+    a: &Analysis,
+    predicated: &[u32],
+    by_function: &[Option<FunctionRewrites>],
+) -> Result<Rests> {
+    let mut rests = Rests::for_stops(a);
+    let mut stops = a.scan.stops().iter().peekable();
+    for (&k, rewrites) in predicated.iter().zip(by_function) {
+        let Some(stop) = stops.next_if(|s| s.function == k) else {
+            continue;
+        };
+        // (Every rewrite the quick read made carries the read's calls.)
+        let made = rewrites.iter().flat_map(|r| r.made.iter());
+        let read = made.filter_map(|r| r.as_ref().ok()?.read_callees()).next();
+        a.complete(&prepared.m, stop, read, &mut rests)?;
+    }
+    Ok(rests)
 }
 
 /// Function `k`'s rewrite (its name `name`, for messages) for every group

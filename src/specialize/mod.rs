@@ -267,9 +267,9 @@ pub fn specialize_many(
 ) -> Result<Vec<Result<Specialized>>> {
     let input = Input::read(bytes)?;
     let (words, endian) = host_words(&input.bytes).map_err(|e| input.locate(e))?;
-    let prepared = Prepared::new(&words, endian).map_err(|e| input.locate(e))?;
-    Ok(prepared
-        .specialize_many(targets, options)
+    let results = Prepared::specialize_many_once(&words, endian, targets, options, &|_, _| {})
+        .map_err(|e| input.locate(e))?;
+    Ok(results
         .into_iter()
         .map(|r| r.map_err(|e| input.locate(e)))
         .collect())

@@ -47,7 +47,7 @@ impl<'w> Prepared<'w> {
     /// rewrite stops at its first trigger: the rewrite reads the whole
     /// function anyway, and its read tells the rest's calls. An error of
     /// the analysis in a rest the scan passed over is found when the run
-    /// fails, and given first.) [`crate::specialize`] and the CLI's runs
+    /// fails, and given first.) [`crate::specialize()`] and the CLI's runs
     /// for one target take this way.
     pub fn specialize_once(
         words: &'w [u32],
@@ -60,6 +60,30 @@ impl<'w> Prepared<'w> {
             let whole = p.analysis.as_ref().and_then(|a| a.whole_scan_error(&p.m));
             whole.unwrap_or(e)
         })
+    }
+
+    /// [`Prepared::new`] then [`Prepared::specialize_many_with_progress`],
+    /// for a module specialized for these targets only: the same results,
+    /// and the same error where [`Prepared::new`] fails, for less work (as
+    /// [`Prepared::specialize_once`]: an error of the analysis in a rest
+    /// the scan passed over is found when a target fails, and given
+    /// instead of the results). [`crate::specialize_many`] and the CLI's
+    /// batches take this way.
+    pub fn specialize_many_once(
+        words: &'w [u32],
+        endian: Endian,
+        targets: &[Target<'_>],
+        options: &Options,
+        progress: &(dyn Fn(usize, usize) + Sync),
+    ) -> Result<Vec<Result<Specialized>>> {
+        let p = Prepared::new_with(words, endian, Prepared::together(words), true)?;
+        let results = p.specialize_many_with_progress(targets, options, progress);
+        if results.iter().any(Result::is_err)
+            && let Some(e) = p.analysis.as_ref().and_then(|a| a.whole_scan_error(&p.m))
+        {
+            return Err(e);
+        }
+        Ok(results)
     }
 
     /// True when the functions are parsed while module scope is read
@@ -290,10 +314,20 @@ impl<'w> Prepared<'w> {
             ),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
-            rests: Rests::for_stops(a),
+            // (Where the scan stopped in a function, the rest's calls come
+            // from its rewrite, unless the source completed them before: a
+            // batch.)
+            rests: match source.completes_rests() {
+                true => Rests::default(),
+                false => Rests::for_stops(a),
+            },
             bad: Vec::new(),
         };
-        let mut stops = a.scan.stops().iter().peekable();
+        let stops = match source.completes_rests() {
+            true => &[][..],
+            false => a.scan.stops(),
+        };
+        let mut stops = stops.iter().peekable();
         // One rewrite's own words with their constants, and scratch for
         // the scan of its words.
         let (mut own, mut words) = (Vec::new(), Vec::new());
@@ -370,7 +404,11 @@ impl<'w> Prepared<'w> {
             Some(d) => rewrites.callees(d),
             None => a.callees(f),
         };
-        let roots = a.roots(&self.g, &rewrites.rests);
+        // (A walk going on from `fixed` needs no roots.)
+        let roots = match fixed {
+            Some(_) => Cow::Borrowed(&[][..]),
+            None => a.roots(&self.g, &rewrites.rests),
+        };
         sweep::dead_functions(&a.function_ids, a.index(), &roots, &callees, fixed)
     }
 
@@ -378,8 +416,9 @@ impl<'w> Prepared<'w> {
     /// predicates' values: from the roots through the input's call graph,
     /// stopping at every function a predicate reaches (those
     /// [`Prepared::rewrite_functions`] rewrites, whose calls may go). A
-    /// batch walks it once and each group goes on from it.
-    pub(super) fn fixed_reach(&self, a: &Analysis) -> FixedReach {
+    /// batch walks it once and each group goes on from it; `rests`: the
+    /// input's calls after the scan's stops, completed.
+    pub(super) fn fixed_reach(&self, a: &Analysis, rests: &Rests) -> FixedReach {
         let mut rewritten = crate::zeroed::vec(a.function_ids.len());
         for &k in a.scan.to_rewrite() {
             if let Some(place) = a.place(self.m.functions[k as usize].id) {
@@ -387,9 +426,7 @@ impl<'w> Prepared<'w> {
             }
         }
         let input = |f: u32| a.callees(f);
-        // (A batch's analysis scans every function whole: its roots are
-        // found with it.)
-        let roots = a.roots(&self.g, &Rests::default());
+        let roots = a.roots(&self.g, rests);
         FixedReach::new(&a.function_ids, a.index(), &roots, &rewritten, &input)
     }
 
@@ -528,6 +565,14 @@ pub(super) trait RewriteSource {
         ctx: &Context<'_>,
         name: &str,
     ) -> Result<Cow<'_, function::Rewritten>>;
+
+    /// True when the rests of the functions the scan stopped in were
+    /// completed before the rewrites ([`Analysis::complete`]), as a batch
+    /// does once for all its groups; else [`Prepared::rewrite_functions`]
+    /// completes each from its rewrite.
+    fn completes_rests(&self) -> bool {
+        false
+    }
 }
 
 /// Rewrites made on the calling thread as they are asked for, all in one

@@ -448,6 +448,10 @@ impl Scan {
             s.callees.reserve(words / 16);
         }
         let mut hits = Vec::with_capacity(256);
+        if stop {
+            // (As for the functions to rewrite, room for a small module's.)
+            s.stops.reserve(functions.len().min(1 << 10));
+        }
         // (Each way its own loop, so that the scan that never stops is the
         // same code as before stops were.)
         if stop {

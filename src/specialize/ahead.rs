@@ -267,18 +267,45 @@ mod tests {
         let targets: Vec<_> = (tables.processor_names())
             .map(|name| tables.target(name).expect("a known target"))
             .collect();
-        let (mut compared, mut ahead, mut failed) = (0, 0, 0);
+        let (mut compared, mut ahead, mut failed, mut stops) = (0, 0, 0, 0);
         for (name, words) in modules() {
             let Ok(p) = Prepared::new(&words, crate::module::Endian::Little) else {
                 continue;
             };
             let Some(a) = &p.analysis else { continue };
+            // (And with the scan stopped at each function's first trigger,
+            // the rests' calls taken from the rewrites ahead or not.)
+            let stopped = Prepared::new_with(&words, crate::module::Endian::Little, false, true)
+                .expect("the stopped scan fails where the whole one did not");
+            let Some(sa) = &stopped.analysis else {
+                panic!("{name}: the stopped scan lost the table");
+            };
+            stops += sa.scan.stops().len();
             for t in &targets {
                 let Ok(predicates) = resolve(&a.table, t) else {
                     continue;
                 };
                 ahead += usize::from(Ahead::new(&p.m, &p.g, a, EVERY_FUNCTION).is_some());
                 let one = p.run_with(a, predicates.clone(), ONE_THREAD);
+                for split in [ONE_THREAD, EVERY_FUNCTION] {
+                    let got = stopped.run_with(sa, predicates.clone(), split);
+                    let (got, want) = (
+                        got.as_ref().map(|o| o.to_words()),
+                        one.as_ref().map(|o| o.to_words()),
+                    );
+                    match (got, want) {
+                        (Ok(got), Ok(want)) => {
+                            assert!(got == want, "{name}, {}: stopped", t.given())
+                        }
+                        (Err(got), Err(want)) => assert_eq!(got.to_string(), want.to_string()),
+                        (got, want) => panic!(
+                            "{name}, {}: stopped {:?}, whole {:?}",
+                            t.given(),
+                            got.err(),
+                            want.err()
+                        ),
+                    }
+                }
                 let many = p.run_with(a, predicates, EVERY_FUNCTION);
                 match (one, many) {
                     (Ok(one), Ok(many)) => {
@@ -305,6 +332,10 @@ mod tests {
             "only {compared} module-target pairs compared"
         );
         assert!(failed > 100, "only {failed} pairs failed");
+        // (Where the host looks words up sixteen at a time.)
+        if super::super::word_hits::available(1 << 16) {
+            assert!(stops > 200, "the scan stopped in only {stops} functions");
+        }
         // On one core nothing is rewritten ahead (nothing to compare it to).
         if super::workers(2) > 1 {
             assert!(ahead > 300, "rewritten ahead for only {ahead} pairs");

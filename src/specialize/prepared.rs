@@ -98,7 +98,7 @@ impl<'w> Prepared<'w> {
     /// the parse's error goes first, as when it comes first), and stopping
     /// the scan of each function at its first trigger when `stop_early`
     /// ([`Prepared::specialize_once`]).
-    fn new_with(
+    pub(super) fn new_with(
         words: &'w [u32],
         endian: Endian,
         together: bool,

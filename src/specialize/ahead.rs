@@ -187,8 +187,10 @@ mod tests {
 
     use super::{Ahead, Split};
     use crate::arch::ArchTables;
+    use crate::error::Result;
     use crate::generator::generate;
     use crate::module::words_from_bytes;
+    use crate::specialize::Output;
     use crate::specialize::prepared::{Prepared, resolve};
 
     /// Every file under `dir` (recursively) whose name ends with one of
@@ -261,6 +263,23 @@ mod tests {
         job_words: 1,
     };
 
+    /// Panics unless the run `got` gave what the run `want` gave (the
+    /// same words and report, or the same error); `what` names the case.
+    fn assert_same_run(what: &str, got: &Result<Output<'_>>, want: &Result<Output<'_>>) {
+        match (got, want) {
+            (Ok(got), Ok(want)) => {
+                assert_eq!(got.to_words(), want.to_words(), "{what}");
+                assert_eq!(got.report(), want.report(), "{what}");
+            }
+            (Err(got), Err(want)) => assert_eq!(got.to_string(), want.to_string(), "{what}"),
+            (got, want) => panic!(
+                "{what}: {:?}, one thread {:?}",
+                got.as_ref().err(),
+                want.as_ref().err()
+            ),
+        }
+    }
+
     #[test]
     fn rewriting_ahead_gives_what_one_thread_gives() {
         let tables = ArchTables::embedded();
@@ -287,43 +306,21 @@ mod tests {
                 };
                 ahead += usize::from(Ahead::new(&p.m, &p.g, a, EVERY_FUNCTION).is_some());
                 let one = p.run_with(a, predicates.clone(), ONE_THREAD);
-                for split in [ONE_THREAD, EVERY_FUNCTION] {
-                    let got = stopped.run_with(sa, predicates.clone(), split);
-                    let (got, want) = (
-                        got.as_ref().map(|o| o.to_words()),
-                        one.as_ref().map(|o| o.to_words()),
-                    );
-                    match (got, want) {
-                        (Ok(got), Ok(want)) => {
-                            assert!(got == want, "{name}, {}: stopped", t.given())
-                        }
-                        (Err(got), Err(want)) => assert_eq!(got.to_string(), want.to_string()),
-                        (got, want) => panic!(
-                            "{name}, {}: stopped {:?}, whole {:?}",
-                            t.given(),
-                            got.err(),
-                            want.err()
-                        ),
-                    }
-                }
-                let many = p.run_with(a, predicates, EVERY_FUNCTION);
-                match (one, many) {
-                    (Ok(one), Ok(many)) => {
-                        let (one, many) = (one.into_specialized(), many.into_specialized());
-                        assert_eq!(one.words(), many.words(), "{name}, {}", t.given());
-                        assert_eq!(one.report(), many.report(), "{name}, {}", t.given());
-                    }
-                    (Err(one), Err(many)) => {
-                        assert_eq!(one.to_string(), many.to_string(), "{name}, {}", t.given());
-                        failed += 1;
-                    }
-                    (one, many) => panic!(
-                        "{name}, {}: one thread {:?}, ahead {:?}",
-                        t.given(),
-                        one.err(),
-                        many.err()
+                let runs = [
+                    ("ahead", p.run_with(a, predicates.clone(), EVERY_FUNCTION)),
+                    (
+                        "stopped",
+                        stopped.run_with(sa, predicates.clone(), ONE_THREAD),
                     ),
+                    (
+                        "stopped, ahead",
+                        stopped.run_with(sa, predicates, EVERY_FUNCTION),
+                    ),
+                ];
+                for (how, run) in &runs {
+                    assert_same_run(&format!("{name}, {}, {how}", t.given()), run, &one);
                 }
+                failed += usize::from(one.is_err());
                 compared += 1;
             }
         }

@@ -296,6 +296,12 @@ impl<'w> Prepared<'w> {
         if names.len() != to_rewrite.len() {
             return Err(internal("internal error: a function name is missing"));
         }
+        // (Where the scan stopped in a function, the rest's calls come from
+        // its rewrite, unless the source completed them before: a batch.)
+        let stops = match source.completes_rests() {
+            true => &[][..],
+            false => a.scan.stops(),
+        };
         let mut rewrites = Rewrites {
             pieces: {
                 let (module_scope, rewritten) = self.own_words_bound(a);
@@ -314,18 +320,11 @@ impl<'w> Prepared<'w> {
             ),
             by_place: vec![NONE; a.function_ids.len()],
             removed_ids: IdBits::new(self.m.bound(), self.words.len()),
-            // (Where the scan stopped in a function, the rest's calls come
-            // from its rewrite, unless the source completed them before: a
-            // batch.)
-            rests: match source.completes_rests() {
+            rests: match stops.is_empty() {
                 true => Rests::default(),
                 false => Rests::for_stops(a),
             },
             bad: Vec::new(),
-        };
-        let stops = match source.completes_rests() {
-            true => &[][..],
-            false => a.scan.stops(),
         };
         let mut stops = stops.iter().peekable();
         // One rewrite's own words with their constants, and scratch for

@@ -68,8 +68,9 @@ impl EntryPoints {
             64
         };
         let first = m.globals().position(|inst| inst.opcode == op::EntryPoint)?;
-        let count = (m.globals().skip(first)).take_while(|inst| inst.opcode == op::EntryPoint);
-        let count = count.count();
+        let count = (first..m.global_count())
+            .take_while(|&k| m.global(k).opcode == op::EntryPoint)
+            .count();
         if count < fewest {
             return None;
         }
@@ -284,15 +285,17 @@ impl ModuleScope<'_, '_> {
     #[inline(never)]
     fn lay_with_entry_points(&mut self, e: &EntryPoints, out: &mut Pieces) {
         let m = self.m;
-        for (k, inst) in m.globals().enumerate().take(e.first) {
-            self.lay(k, inst, out);
+        for k in 0..e.first {
+            self.lay(k, m.global(k), out);
         }
         let start = out.own().len();
         out.own().extend_from_slice(&e.words);
         out.own_since(start);
         self.next_entry += e.count;
-        for (k, inst) in m.globals().enumerate().skip(e.first + e.count) {
-            self.lay(k, inst, out);
+        // (Each instruction found at its place: the iterator's `skip`
+        // would decode every one it passes over.)
+        for k in e.first + e.count..m.global_count() {
+            self.lay(k, m.global(k), out);
         }
     }
 

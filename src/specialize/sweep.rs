@@ -58,16 +58,23 @@ pub(super) fn liveness_roots<'c>(
             is_root[k] = true;
         }
     }
-    let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
-    let reached = reach_dense(all, index, starts, callees);
-    let rest: Vec<u32> = all
-        .iter()
-        .copied()
-        .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
-        .collect();
-    for f in uncalled_recursion(&rest, callees) {
-        if let Some(k) = index.get(f) {
-            is_root[k] = true;
+    // (What the roots do not reach lies on or below a cycle of calls
+    // among the other functions: walked back along its callers, such a
+    // function never meets a root, one that nothing calls among them, so
+    // its callers loop. Without such a cycle the roots reach everything,
+    // and the walk from them is spared.)
+    if calls_cycle_outside(all, index, &is_root, callees) {
+        let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+        let reached = reach_dense(all, index, starts, callees);
+        let rest: Vec<u32> = all
+            .iter()
+            .copied()
+            .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
+            .collect();
+        for f in uncalled_recursion(&rest, callees) {
+            if let Some(k) = index.get(f) {
+                is_root[k] = true;
+            }
         }
     }
     let mut roots: Vec<u32> = (0..all.len())
@@ -78,6 +85,47 @@ pub(super) fn liveness_roots<'c>(
     others.dedup();
     roots.extend(others);
     roots
+}
+
+/// True when the functions of `all` that are not roots (`is_root`, by
+/// place, `index`) call one another in a cycle along `callees`: a
+/// depth-first walk over them alone, which meets a function on its own
+/// path.
+fn calls_cycle_outside<'c>(
+    all: &[u32],
+    index: &IdIndex,
+    is_root: &[bool],
+    callees: &dyn Fn(u32) -> &'c [u32],
+) -> bool {
+    const ON_PATH: u8 = 1;
+    const DONE: u8 = 2;
+    let mut state: Vec<u8> = crate::zeroed::vec(all.len());
+    // (The path: each place with the callees it has yet to follow.)
+    let mut path: Vec<(usize, &[u32])> = Vec::new();
+    for (start, &f) in all.iter().enumerate() {
+        if is_root[start] || state[start] != 0 || index.get(f) != Some(start) {
+            continue;
+        }
+        state[start] = ON_PATH;
+        path.push((start, callees(f)));
+        while let Some((k, next)) = path.last_mut() {
+            let Some((&c, later)) = next.split_first() else {
+                state[*k] = DONE;
+                path.pop();
+                continue;
+            };
+            *next = later;
+            match index.get(c) {
+                Some(j) if !is_root[j] && state[j] == ON_PATH => return true,
+                Some(j) if !is_root[j] && state[j] == 0 => {
+                    state[j] = ON_PATH;
+                    path.push((j, callees(all[j])));
+                }
+                _ => {}
+            }
+        }
+    }
+    false
 }
 
 /// Marks, by place in `all` (`index`), the functions reachable from
@@ -633,6 +681,90 @@ mod tests {
             dead_functions(&all, &index, &root_ids, &callees, Some(&fixed)),
             dead_at
         );
+    }
+
+    /// On call graphs made at random (a few thousand, small enough to hold
+    /// cycles often): `calls_cycle_outside` agrees with petgraph's cycle
+    /// test over the functions that are not roots, and where it finds no
+    /// cycle the roots reach every function, so that `liveness_roots` may
+    /// spare that walk; the roots are then those of the walk.
+    #[test]
+    fn no_cycle_outside_the_roots_means_the_roots_reach_everything() {
+        use petgraph::algo::is_cyclic_directed;
+        use petgraph::graph::DiGraph;
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let (mut with_cycle, mut without) = (0, 0);
+        for _ in 0..4000 {
+            let n = 1 + next(9) as u32;
+            // Ids 1..=n, in an order of their own; an edge now and then,
+            // each once (a callee list holds a function once).
+            let mut all: Vec<u32> = (1..=n).collect();
+            all.rotate_left(next(u64::from(n)) as usize);
+            let mut g: HashMap<u32, Vec<u32>> = HashMap::default();
+            for f in 1..=n {
+                for c in 1..=n {
+                    if next(4) == 0 {
+                        g.entry(f).or_default().push(c);
+                    }
+                }
+            }
+            let entries: Vec<u32> = (1..=n).filter(|_| next(3) == 0).collect();
+            let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+            let index = IdIndex::new(all.iter().copied(), 0);
+            // The roots before the cycle rule: entries and uncalled.
+            let called: HashSet<u32> = g.values().flatten().copied().collect();
+            let is_root: Vec<bool> = (all.iter())
+                .map(|f| entries.contains(f) || !called.contains(f))
+                .collect();
+            let mut others = DiGraph::<u32, ()>::new();
+            let node: HashMap<u32, _> = (all.iter().zip(&is_root))
+                .filter(|&(_, &root)| !root)
+                .map(|(&f, _)| (f, others.add_node(f)))
+                .collect();
+            for (f, cs) in &g {
+                for c in cs {
+                    if let (Some(&a), Some(&b)) = (node.get(f), node.get(c)) {
+                        others.add_edge(a, b, ());
+                    }
+                }
+            }
+            let cycle = calls_cycle_outside(&all, &index, &is_root, &callees);
+            assert_eq!(
+                cycle,
+                is_cyclic_directed(&others),
+                "{all:?} {g:?} {entries:?}"
+            );
+            if cycle {
+                with_cycle += 1;
+                continue;
+            }
+            without += 1;
+            let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+            let reached = reach_dense(&all, &index, starts, &callees);
+            assert!(reached.iter().all(|&r| r), "{all:?} {g:?} {entries:?}");
+            let mut want: Vec<u32> = (0..all.len())
+                .filter(|&k| is_root[k])
+                .map(|k| all[k])
+                .collect();
+            want.sort_unstable();
+            let mut got = liveness_roots(
+                &all,
+                &index,
+                entries.iter().copied(),
+                std::iter::empty(),
+                &callees,
+            );
+            got.sort_unstable();
+            assert_eq!(got, want);
+        }
+        // Both kinds were made, many times.
+        assert!(with_cycle > 500 && without > 500, "{with_cycle} {without}");
     }
 
     /// [`TableReaders`] of `closure` from `(closure id, reader)` pairs

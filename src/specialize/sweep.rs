@@ -63,9 +63,17 @@ pub(super) fn liveness_roots<'c>(
     // function never meets a root, one that nothing calls among them, so
     // its callers loop. Without such a cycle the roots reach everything,
     // and the walk from them is spared.)
-    if calls_cycle_outside(all, index, &is_root, callees) {
-        let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
-        let reached = reach_dense(all, index, starts, callees);
+    let starts = || (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+    let cycle = calls_cycle_outside(all, index, &is_root, callees);
+    // (Tests and fuzz builds walk anyway, and check.)
+    #[cfg(any(debug_assertions, fuzzing))]
+    if !cycle {
+        let reached = reach_dense(all, index, starts(), callees);
+        let missed = (all.iter()).find(|&&f| index.get(f).is_some_and(|k| !reached[k]));
+        assert!(missed.is_none(), "no cycle, yet the roots miss {missed:?}");
+    }
+    if cycle {
+        let reached = reach_dense(all, index, starts(), callees);
         let rest: Vec<u32> = all
             .iter()
             .copied()

@@ -211,7 +211,7 @@ impl Analysis {
             false => {
                 let scan = &a.scan;
                 let callees = |f: u32| a.fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
-                a.roots = Some(a.roots_from(g, &callees, &[]));
+                a.roots = Some(a.roots_from(g, &callees, &[], &[]));
             }
         }
         Ok(a)
@@ -233,16 +233,19 @@ impl Analysis {
             Some(k) => rests.callees(k).unwrap_or_else(|| self.scan.callees(k)),
             None => &[],
         };
-        self.roots_from(g, &callees, &rests.fn_refs)
+        self.roots_from(g, &callees, &rests.callees, &rests.fn_refs)
     }
 
     /// The call graph's roots, each function's callees in the input
-    /// being `callees` and the functions referenced other than by a call
-    /// the scan's and `fn_refs`.
+    /// being `callees`, the input's calls the scan's and `rest_calls`
+    /// (those of the rests: a callee the scan saw before a stop is there
+    /// again, which changes nothing), and the functions referenced other
+    /// than by a call the scan's and `fn_refs`.
     fn roots_from<'c>(
         &self,
         g: &Globals,
         callees: &dyn Fn(u32) -> &'c [u32],
+        rest_calls: &[u32],
         fn_refs: &[u32],
     ) -> Vec<u32> {
         let fact_of = &self.fact_of;
@@ -256,6 +259,7 @@ impl Analysis {
         sweep::liveness_roots(
             &self.function_ids,
             fact_of,
+            &[self.scan.all_callees(), rest_calls],
             entry_or_exported,
             fn_refs,
             callees,

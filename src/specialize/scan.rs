@@ -500,6 +500,12 @@ impl Scan {
         self.facts[k].has_tracked_word
     }
 
+    /// The callees of every function, one list after another (those of a
+    /// function the scan stopped in up to its stop).
+    pub(super) fn all_callees(&self) -> &[u32] {
+        &self.callees
+    }
+
     /// The callees of the `k`th function's calls, in order.
     pub(super) fn callees(&self, k: usize) -> &[u32] {
         let start = k.checked_sub(1).map_or(0, |p| self.facts[p].callees_end);

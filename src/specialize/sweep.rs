@@ -26,22 +26,23 @@ use crate::table::PredicateTable;
 /// input does not reach from those, each group of mutually recursive
 /// functions that nothing outside the group calls (the same rule for
 /// recursion: the pass did not kill the group, so all of it stays).
-/// `index` maps each id of `all` to its place there. The roots that are
-/// functions come in the order of `all`, each once; then any other id
+/// `index` maps each id of `all` to its place there; `calls` hold the
+/// callees of every call in the input (in any order and lists, a callee as
+/// often as it likes), `callees` each function's. The roots that are functions
+/// come in the order of `all`, each once; then any other id
 /// `entry_or_exported` or `referenced` names, as given.
 pub(super) fn liveness_roots<'c>(
     all: &[u32],
     index: &IdIndex,
+    calls: &[&[u32]],
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
     callees: &dyn Fn(u32) -> &'c [u32],
 ) -> Vec<u32> {
     let mut called = crate::zeroed::vec(all.len());
-    for &f in all {
-        for &c in callees(f) {
-            if let Some(k) = index.get(c) {
-                called[k] = true;
-            }
+    for &c in calls.iter().copied().flatten() {
+        if let Some(k) = index.get(c) {
+            called[k] = true;
         }
     }
     let mut is_root = crate::zeroed::vec(all.len());
@@ -619,9 +620,11 @@ mod tests {
     fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
         let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
         let index = IdIndex::new(all.iter().copied(), 0);
+        let calls: Vec<&[u32]> = all.iter().map(|&f| callees(f)).collect();
         let mut roots = liveness_roots(
             all,
             &index,
+            &calls,
             entries.iter().copied(),
             std::iter::empty(),
             &callees,
@@ -761,9 +764,11 @@ mod tests {
                 .map(|k| all[k])
                 .collect();
             want.sort_unstable();
+            let calls: Vec<&[u32]> = all.iter().map(|&f| callees(f)).collect();
             let mut got = liveness_roots(
                 &all,
                 &index,
+                &calls,
                 entries.iter().copied(),
                 std::iter::empty(),
                 &callees,

@@ -210,7 +210,7 @@ impl Analysis {
             true => a.interest = Some(interest),
             false => {
                 let scan = &a.scan;
-                let callees = |f: u32| a.fact_of.get(f).map_or(&[][..], |k| scan.callees(k));
+                let callees = |k: usize| scan.callees(k);
                 a.roots = Some(a.roots_from(g, &callees, &[], &[]));
             }
         }
@@ -229,10 +229,7 @@ impl Analysis {
 
     /// [`Analysis::roots`], found from the input's calls with the rests'.
     fn find_roots(&self, g: &Globals, rests: &Rests) -> Vec<u32> {
-        let callees = |f: u32| match self.fact_of.get(f) {
-            Some(k) => rests.callees(k).unwrap_or_else(|| self.scan.callees(k)),
-            None => &[],
-        };
+        let callees = |k: usize| rests.callees(k).unwrap_or_else(|| self.scan.callees(k));
         self.roots_from(g, &callees, &rests.callees, &rests.fn_refs)
     }
 
@@ -244,7 +241,7 @@ impl Analysis {
     fn roots_from<'c>(
         &self,
         g: &Globals,
-        callees: &dyn Fn(u32) -> &'c [u32],
+        callees: &dyn Fn(usize) -> &'c [u32],
         rest_calls: &[u32],
         fn_refs: &[u32],
     ) -> Vec<u32> {
@@ -360,13 +357,6 @@ impl Analysis {
     /// [`Analysis::place`] as an index.
     pub(super) fn index(&self) -> &IdIndex {
         &self.fact_of
-    }
-
-    /// The callees of function `f` in the input, in order.
-    pub(super) fn callees(&self, f: u32) -> &[u32] {
-        self.fact_of
-            .get(f)
-            .map_or(&[][..], |k| self.scan.callees(k))
     }
 
     /// The ids of `closure` that kept functions mention, for

@@ -399,9 +399,9 @@ impl<'w> Prepared<'w> {
         rewrites: &Rewrites,
         fixed: Option<&FixedReach>,
     ) -> Vec<bool> {
-        let callees = |f: u32| match rewrites.of(a, f) {
+        let callees = |k: usize| match rewrites.at(k) {
             Some(d) => rewrites.callees(d),
-            None => a.callees(f),
+            None => a.scan.callees(k),
         };
         // (A walk going on from `fixed` needs no roots.)
         let roots = match fixed {
@@ -424,7 +424,7 @@ impl<'w> Prepared<'w> {
                 rewritten[place] = true;
             }
         }
-        let input = |f: u32| a.callees(f);
+        let input = |k: usize| a.scan.callees(k);
         let roots = a.roots(&self.g, rests);
         FixedReach::new(&a.function_ids, a.index(), &roots, &rewritten, &input)
     }

@@ -37,7 +37,7 @@ pub(super) fn liveness_roots<'c>(
     calls: &[&[u32]],
     entry_or_exported: impl Iterator<Item = u32>,
     referenced: impl Iterator<Item = u32>,
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
 ) -> Vec<u32> {
     let mut called = crate::zeroed::vec(all.len());
     for &c in calls.iter().copied().flatten() {
@@ -80,7 +80,8 @@ pub(super) fn liveness_roots<'c>(
             .copied()
             .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
             .collect();
-        for f in uncalled_recursion(&rest, callees) {
+        let callees_of = |f: u32| index.get(f).map_or(&[][..], callees);
+        for f in uncalled_recursion(&rest, &callees_of) {
             if let Some(k) = index.get(f) {
                 is_root[k] = true;
             }
@@ -104,7 +105,7 @@ fn calls_cycle_outside<'c>(
     all: &[u32],
     index: &IdIndex,
     is_root: &[bool],
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
 ) -> bool {
     const ON_PATH: u8 = 1;
     const DONE: u8 = 2;
@@ -116,7 +117,7 @@ fn calls_cycle_outside<'c>(
             continue;
         }
         state[start] = ON_PATH;
-        path.push((start, callees(f)));
+        path.push((start, callees(start)));
         while let Some((k, next)) = path.last_mut() {
             let Some((&c, later)) = next.split_first() else {
                 state[*k] = DONE;
@@ -128,7 +129,7 @@ fn calls_cycle_outside<'c>(
                 Some(j) if !is_root[j] && state[j] == ON_PATH => return true,
                 Some(j) if !is_root[j] && state[j] == 0 => {
                     state[j] = ON_PATH;
-                    path.push((j, callees(all[j])));
+                    path.push((j, callees(j)));
                 }
                 _ => {}
             }
@@ -143,7 +144,7 @@ fn reach_dense<'c>(
     all: &[u32],
     index: &IdIndex,
     starts: impl Iterator<Item = u32>,
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
 ) -> Vec<bool> {
     reach_stopping(all, index, starts, callees, |_| false).0
 }
@@ -155,7 +156,7 @@ fn reach_stopping<'c>(
     all: &[u32],
     index: &IdIndex,
     starts: impl Iterator<Item = u32>,
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
     stop: impl Fn(usize) -> bool,
 ) -> (Vec<bool>, Vec<usize>) {
     let mut seen = crate::zeroed::vec(all.len());
@@ -164,7 +165,7 @@ fn reach_stopping<'c>(
     for id in starts {
         visit(index, id, &mut seen, &mut stack);
     }
-    let stopped = walk(all, index, &mut seen, stack, callees, stop);
+    let stopped = walk(index, &mut seen, stack, callees, stop);
     (seen, stopped)
 }
 
@@ -184,11 +185,10 @@ fn visit(index: &IdIndex, id: u32, seen: &mut [bool], stack: &mut Vec<usize>) {
 /// walking on from the places `stop` holds; returns those, as met.
 #[inline(always)]
 fn walk<'c>(
-    all: &[u32],
     index: &IdIndex,
     seen: &mut [bool],
     mut stack: Vec<usize>,
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
     stop: impl Fn(usize) -> bool,
 ) -> Vec<usize> {
     let mut stopped = Vec::new();
@@ -197,7 +197,7 @@ fn walk<'c>(
             stopped.push(k);
             continue;
         }
-        for &c in callees(all[k]) {
+        for &c in callees(k) {
             visit(index, c, seen, &mut stack);
         }
     }
@@ -225,7 +225,7 @@ impl FixedReach {
         index: &IdIndex,
         roots: &[u32],
         rewritten: &[bool],
-        callees: &dyn Fn(u32) -> &'c [u32],
+        callees: &dyn Fn(usize) -> &'c [u32],
     ) -> FixedReach {
         let stop = |k: usize| rewritten.get(k).copied().unwrap_or(false);
         let (seen, frontier) = reach_stopping(all, index, roots.iter().copied(), callees, stop);
@@ -297,15 +297,13 @@ pub(super) fn dead_functions<'c>(
     all: &[u32],
     index: &IdIndex,
     roots: &[u32],
-    callees: &dyn Fn(u32) -> &'c [u32],
+    callees: &dyn Fn(usize) -> &'c [u32],
     fixed: Option<&FixedReach>,
 ) -> Vec<bool> {
     let mut dead = match fixed {
         Some(f) => {
             let mut seen = f.seen.clone();
-            walk(all, index, &mut seen, f.frontier.clone(), callees, |_| {
-                false
-            });
+            walk(index, &mut seen, f.frontier.clone(), callees, |_| false);
             seen
         }
         None => reach_dense(all, index, roots.iter().copied(), callees),
@@ -618,9 +616,9 @@ mod tests {
 
     /// The roots, sorted.
     fn roots(all: &[u32], entries: &[u32], g: &HashMap<u32, Vec<u32>>) -> Vec<u32> {
-        let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+        let callees = |k: usize| g.get(&all[k]).map_or(&[][..], Vec::as_slice);
         let index = IdIndex::new(all.iter().copied(), 0);
-        let calls: Vec<&[u32]> = all.iter().map(|&f| callees(f)).collect();
+        let calls: Vec<&[u32]> = (0..all.len()).map(callees).collect();
         let mut roots = liveness_roots(
             all,
             &index,
@@ -673,7 +671,7 @@ mod tests {
             (6, &[6]),
             (8, &[8]),
         ]);
-        let callees = |f: u32| after.get(&f).map_or(&[][..], Vec::as_slice);
+        let callees = |k: usize| after.get(&all[k]).map_or(&[][..], Vec::as_slice);
         let index = IdIndex::new(all.iter().copied(), 0);
         let root_ids = roots(&all, &[1], &g);
         let dead_at = dead_functions(&all, &index, &root_ids, &callees, None);
@@ -685,7 +683,7 @@ mod tests {
         assert_eq!(dead, [4, 5, 7]);
         // The walk shared by a batch, stopped at the rewritten 3 and 6,
         // then finished with the rewrites' callees, decides alike.
-        let input = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+        let input = |k: usize| g.get(&all[k]).map_or(&[][..], Vec::as_slice);
         let rewritten: Vec<bool> = all.iter().map(|f| [3, 6].contains(f)).collect();
         let fixed = FixedReach::new(&all, &index, &root_ids, &rewritten, &input);
         assert_eq!(
@@ -726,7 +724,7 @@ mod tests {
                 }
             }
             let entries: Vec<u32> = (1..=n).filter(|_| next(3) == 0).collect();
-            let callees = |f: u32| g.get(&f).map_or(&[][..], Vec::as_slice);
+            let callees = |k: usize| g.get(&all[k]).map_or(&[][..], Vec::as_slice);
             let index = IdIndex::new(all.iter().copied(), 0);
             // The roots before the cycle rule: entries and uncalled.
             let called: HashSet<u32> = g.values().flatten().copied().collect();
@@ -764,7 +762,7 @@ mod tests {
                 .map(|k| all[k])
                 .collect();
             want.sort_unstable();
-            let calls: Vec<&[u32]> = all.iter().map(|&f| callees(f)).collect();
+            let calls: Vec<&[u32]> = (0..all.len()).map(callees).collect();
             let mut got = liveness_roots(
                 &all,
                 &index,

@@ -28,9 +28,9 @@ use crate::table::PredicateTable;
 /// recursion: the pass did not kill the group, so all of it stays).
 /// `index` maps each id of `all` to its place there; `calls` hold the
 /// callees of every call in the input (in any order and lists, a callee as
-/// often as it likes), `callees` each function's. The roots that are functions
-/// come in the order of `all`, each once; then any other id
-/// `entry_or_exported` or `referenced` names, as given.
+/// often as it likes), `callees` each function's, by its place. The roots
+/// that are functions come in the order of `all`, each once; then any
+/// other id `entry_or_exported` or `referenced` names, as given.
 pub(super) fn liveness_roots<'c>(
     all: &[u32],
     index: &IdIndex,
@@ -139,7 +139,7 @@ fn calls_cycle_outside<'c>(
 }
 
 /// Marks, by place in `all` (`index`), the functions reachable from
-/// `starts` along `callees` (iterative).
+/// `starts` along `callees` (each function's, by its place; iterative).
 fn reach_dense<'c>(
     all: &[u32],
     index: &IdIndex,
@@ -217,7 +217,8 @@ pub(super) struct FixedReach {
 }
 
 impl FixedReach {
-    /// The walk from `roots` along `callees` (the input's call graph),
+    /// The walk from `roots` along `callees` (the input's call graph, each
+    /// function's callees by its place),
     /// stopping at the places `rewritten` holds (by place in `all`,
     /// `index`): there the rewrites' callees take over.
     pub(super) fn new<'c>(
@@ -288,8 +289,8 @@ fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> V
     out
 }
 
-/// Functions to remove: those the rewritten call graph (`callees`) no
-/// longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
+/// Functions to remove: those the rewritten call graph (`callees`, each
+/// function's by its place) no longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
 /// (`index`; only each id's place there counts). With `fixed` (made from
 /// the same roots, and stopped at every function whose `callees` differ
 /// from the input's), the walk goes on from there.

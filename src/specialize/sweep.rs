@@ -610,6 +610,17 @@ pub(super) fn removable_table_ids(
 mod tests {
     use super::*;
 
+    /// A xorshift generator from `seed`: each call gives a number below
+    /// its argument.
+    fn random_below(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |n| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        }
+    }
+
     /// `(function, callees)` as a callee lookup.
     fn graph(edges: &[(u32, &[u32])]) -> HashMap<u32, Vec<u32>> {
         edges.iter().map(|(f, c)| (*f, c.to_vec())).collect()
@@ -702,13 +713,7 @@ mod tests {
     fn no_cycle_outside_the_roots_means_the_roots_reach_everything() {
         use petgraph::algo::is_cyclic_directed;
         use petgraph::graph::DiGraph;
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = random_below(0x9e37_79b9_7f4a_7c15);
         let (mut with_cycle, mut without) = (0, 0);
         for _ in 0..4000 {
             let n = 1 + next(9) as u32;
@@ -812,13 +817,8 @@ mod tests {
     /// removals and mentions.
     #[test]
     fn mentions_outside_the_watch_never_decide() {
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = |n: u32| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as u32
-        };
+        let mut below = random_below(0x2545_f491_4f6c_dd1d);
+        let mut next = |n: u32| below(u64::from(n)) as u32;
         // Closure ids 1..=6 (definition order; 6 is the variable, 3 a
         // predicate site), module-scope pins 10..=12, removable ids
         // 20..=22 (chain values, sites, function-local ids).

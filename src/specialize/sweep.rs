@@ -768,17 +768,7 @@ mod tests {
                 .map(|k| all[k])
                 .collect();
             want.sort_unstable();
-            let calls: Vec<&[u32]> = (0..all.len()).map(callees).collect();
-            let mut got = liveness_roots(
-                &all,
-                &index,
-                &calls,
-                entries.iter().copied(),
-                std::iter::empty(),
-                &callees,
-            );
-            got.sort_unstable();
-            assert_eq!(got, want);
+            assert_eq!(roots(&all, &entries, &g), want);
         }
         // Both kinds were made, many times.
         assert!(with_cycle > 500 && without > 500, "{with_cycle} {without}");

@@ -64,22 +64,21 @@ pub(super) fn liveness_roots<'c>(
     // function never meets a root, one that nothing calls among them, so
     // its callers loop. Without such a cycle the roots reach everything,
     // and the walk from them is spared.)
-    let starts = || (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+    // (Tests and fuzz builds walk anyway, and check that nothing is
+    // missed without a cycle.)
     let cycle = calls_cycle_outside(all, index, &is_root, callees);
-    // (Tests and fuzz builds walk anyway, and check.)
-    #[cfg(any(debug_assertions, fuzzing))]
-    if !cycle {
-        let reached = reach_dense(all, index, starts(), callees);
-        let missed = (all.iter()).find(|&&f| index.get(f).is_some_and(|k| !reached[k]));
-        assert!(missed.is_none(), "no cycle, yet the roots miss {missed:?}");
-    }
-    if cycle {
-        let reached = reach_dense(all, index, starts(), callees);
+    if cycle || cfg!(any(debug_assertions, fuzzing)) {
+        let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
+        let reached = reach_dense(all, index, starts, callees);
         let rest: Vec<u32> = all
             .iter()
             .copied()
             .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
             .collect();
+        assert!(
+            cycle || rest.is_empty(),
+            "no cycle, yet the roots miss {rest:?}"
+        );
         let callees_of = |f: u32| index.get(f).map_or(&[][..], callees);
         for f in uncalled_recursion(&rest, &callees_of) {
             if let Some(k) = index.get(f) {

@@ -300,7 +300,7 @@ impl Scan {
 
     /// Checks that this stopped scan, its rests read by [`Scan::rest_of`],
     /// tells what the whole scan tells.
-    #[cfg(any(debug_assertions, fuzzing))]
+    #[cfg(any(debug_assertions, fuzzing, test))]
     fn check_stops(&self, m: &Module<'_>, interest: &Interest) {
         let whole = match Scan::new(m, interest) {
             Ok(whole) => whole,

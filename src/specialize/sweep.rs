@@ -63,11 +63,12 @@ pub(super) fn liveness_roots<'c>(
     // among the other functions: walked back along its callers, such a
     // function never meets a root, one that nothing calls among them, so
     // its callers loop. Without such a cycle the roots reach everything,
-    // and the walk from them is spared.)
+    // and the walk from them is spared; unless an id names two functions,
+    // see `roots_may_miss`.)
     // (Tests and fuzz builds walk anyway, and check that nothing is
-    // missed without a cycle.)
-    let cycle = calls_cycle_outside(all, index, &is_root, callees);
-    if cycle || cfg!(any(debug_assertions, fuzzing)) {
+    // missed where the walk was spared.)
+    let may_miss = roots_may_miss(all, index, &is_root, callees);
+    if may_miss || cfg!(any(debug_assertions, fuzzing)) {
         let starts = (0..all.len()).filter(|&k| is_root[k]).map(|k| all[k]);
         let reached = reach_dense(all, index, starts, callees);
         let rest: Vec<u32> = all
@@ -76,8 +77,8 @@ pub(super) fn liveness_roots<'c>(
             .filter(|&f| index.get(f).is_some_and(|k| !reached[k]))
             .collect();
         assert!(
-            cycle || rest.is_empty(),
-            "no cycle, yet the roots miss {rest:?}"
+            may_miss || rest.is_empty(),
+            "the walk was to be spared, yet the roots miss {rest:?}"
         );
         let callees_of = |f: u32| index.get(f).map_or(&[][..], callees);
         for f in uncalled_recursion(&rest, &callees_of) {
@@ -96,11 +97,15 @@ pub(super) fn liveness_roots<'c>(
     roots
 }
 
-/// True when the functions of `all` that are not roots (`is_root`, by
-/// place, `index`) call one another in a cycle along `callees`: a
-/// depth-first walk over them alone, which meets a function on its own
-/// path.
-fn calls_cycle_outside<'c>(
+/// True when the roots (`is_root`, by place in `all`, `index`) may not
+/// reach every function along `callees`, so that the walk from them must
+/// tell: when the functions that are not roots call one another in a
+/// cycle (a depth-first walk over them alone, which meets a function on
+/// its own path), and when an id names two functions (an invalid module):
+/// a call reaches only the id's last place, `index`'s, so what an earlier
+/// one calls may be called by nothing the roots reach, yet is no root (a
+/// fuzz finding, `tests/data/fuzz-regressions/specialize-11.bin`).
+fn roots_may_miss<'c>(
     all: &[u32],
     index: &IdIndex,
     is_root: &[bool],
@@ -112,7 +117,10 @@ fn calls_cycle_outside<'c>(
     // (The path: each place with the callees it has yet to follow.)
     let mut path: Vec<(usize, &[u32])> = Vec::new();
     for (start, &f) in all.iter().enumerate() {
-        if is_root[start] || state[start] != 0 || index.get(f) != Some(start) {
+        if index.get(f) != Some(start) {
+            return true;
+        }
+        if is_root[start] || state[start] != 0 {
             continue;
         }
         state[start] = ON_PATH;
@@ -704,8 +712,9 @@ mod tests {
     }
 
     /// On call graphs made at random (a few thousand, small enough to hold
-    /// cycles often): `calls_cycle_outside` agrees with petgraph's cycle
-    /// test over the functions that are not roots, and where it finds no
+    /// cycles often), every id naming one function: `roots_may_miss`
+    /// agrees with petgraph's cycle test over the functions that are not
+    /// roots, and where it finds no
     /// cycle the roots reach every function, so that `liveness_roots` may
     /// spare that walk; the roots are then those of the walk.
     #[test]
@@ -748,7 +757,7 @@ mod tests {
                     }
                 }
             }
-            let cycle = calls_cycle_outside(&all, &index, &is_root, &callees);
+            let cycle = roots_may_miss(&all, &index, &is_root, &callees);
             assert_eq!(
                 cycle,
                 is_cyclic_directed(&others),
@@ -771,6 +780,39 @@ mod tests {
         }
         // Both kinds were made, many times.
         assert!(with_cycle > 500 && without > 500, "{with_cycle} {without}");
+    }
+
+    /// An id that names two functions (an invalid module, as the fuzzer
+    /// made one): a call reaches only the id's last place, so a function
+    /// that only the first place calls is reached from no root and called
+    /// by nothing the roots reach. The walk from the roots must tell that
+    /// (it makes the function a root, as before the walk could be
+    /// spared), though the functions that are not roots hold no cycle.
+    #[test]
+    fn what_only_a_function_defined_again_calls_is_a_root() {
+        // Places: 0 is function 5, which calls 7; 1 is 7; 2 is 5 again,
+        // the entry point.
+        let all = [5, 7, 5];
+        let index = IdIndex::new(all.iter().copied(), 0);
+        let lists: [&[u32]; 3] = [&[7], &[], &[]];
+        let callees = |k: usize| lists[k];
+        let calls = lists.concat();
+        assert!(roots_may_miss(
+            &all,
+            &index,
+            &[false, false, true],
+            &callees
+        ));
+        let mut got = liveness_roots(
+            &all,
+            &index,
+            &[&calls],
+            [5].into_iter(),
+            std::iter::empty(),
+            &callees,
+        );
+        got.sort_unstable();
+        assert_eq!(got, [5, 7]);
     }
 
     /// [`TableReaders`] of `closure` from `(closure id, reader)` pairs

@@ -117,11 +117,13 @@ fn roots_may_miss<'c>(
     // (The path: each place with the callees it has yet to follow.)
     let mut path: Vec<(usize, &[u32])> = Vec::new();
     for (start, &f) in all.iter().enumerate() {
-        if index.get(f) != Some(start) {
-            return true;
-        }
         if is_root[start] || state[start] != 0 {
             continue;
+        }
+        // (A place whose id a later one takes is no root, and no call
+        // reaches it: it comes here.)
+        if index.get(f) != Some(start) {
+            return true;
         }
         state[start] = ON_PATH;
         path.push((start, callees(start)));

@@ -28,12 +28,12 @@
 //! `page_reporting_order`, 9 there: 2 MiB), and the host takes their
 //! memory away; a huge page is such a block, so faulting one in makes
 //! the host find and zero memory for it again. Measured there, touching
-//! a fresh 80 MiB buffer took 10 ms with huge pages in a loop, where
-//! the blocks came straight back, but 87–232 ms after a few seconds
-//! idle, and 27–39 ms either way with 4 KiB pages (which come from
-//! lists the guest does not report). The in-process call on the 100 MB
-//! module, after 5 s idle, took 170–210 ms in its first calls with the
-//! advice and 102–118 ms without.
+//! a fresh 80 MiB buffer took 10–13 ms with huge pages in a loop, where
+//! the blocks came straight back, but up to 232 ms for a process's first
+//! (133–206 ms after 5 s idle), and 27–39 ms either way with 4 KiB pages
+//! (which come from lists the guest does not report). The in-process
+//! call on the 100 MB module, after 5 s idle, took 170–210 ms in its
+//! first calls with the advice and 102–118 ms without.
 
 /// The smallest buffer worth the look and the system call: 4 MiB.
 const FROM_BYTES: usize = 4 << 20;

@@ -716,9 +716,9 @@ mod tests {
     /// On call graphs made at random (a few thousand, small enough to hold
     /// cycles often), every id naming one function: `roots_may_miss`
     /// agrees with petgraph's cycle test over the functions that are not
-    /// roots, and where it finds no
-    /// cycle the roots reach every function, so that `liveness_roots` may
-    /// spare that walk; the roots are then those of the walk.
+    /// roots, and where it finds no cycle the roots reach every function,
+    /// so that `liveness_roots` may spare that walk; the roots are then
+    /// those of the walk.
     #[test]
     fn no_cycle_outside_the_roots_means_the_roots_reach_everything() {
         use petgraph::algo::is_cyclic_directed;

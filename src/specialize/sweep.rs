@@ -227,9 +227,9 @@ pub(super) struct FixedReach {
 
 impl FixedReach {
     /// The walk from `roots` along `callees` (the input's call graph, each
-    /// function's callees by its place),
-    /// stopping at the places `rewritten` holds (by place in `all`,
-    /// `index`): there the rewrites' callees take over.
+    /// function's callees by its place), stopping at the places
+    /// `rewritten` holds (by place in `all`, `index`): there the rewrites'
+    /// callees take over.
     pub(super) fn new<'c>(
         all: &[u32],
         index: &IdIndex,
@@ -299,8 +299,9 @@ fn uncalled_recursion<'c>(rest: &[u32], callees: &dyn Fn(u32) -> &'c [u32]) -> V
 }
 
 /// Functions to remove: those the rewritten call graph (`callees`, each
-/// function's by its place) no longer reaches from `roots` (see [`liveness_roots`]), by place in `all`
-/// (`index`; only each id's place there counts). With `fixed` (made from
+/// function's by its place) no longer reaches from `roots` (see
+/// [`liveness_roots`]), by place in `all` (`index`; only each id's place
+/// there counts). With `fixed` (made from
 /// the same roots, and stopped at every function whose `callees` differ
 /// from the input's), the walk goes on from there.
 pub(super) fn dead_functions<'c>(

@@ -5,7 +5,7 @@
 //! before it must end on; the list, or the first error, is the same either
 //! way.
 
-use crate::error::{Result, binary};
+use crate::error::{Error, Result, binary};
 use crate::parallel::{self, internal, map_parallel};
 use crate::prefetch;
 
@@ -131,26 +131,18 @@ fn walk_functions<const AHEAD: bool>(
     let halves: &[u16] = bytemuck::cast_slice(words);
     let mut at = from;
     while at < until {
-        // Between functions: only an OpFunction may come.
-        let inst = inst_at(words, at)?;
-        match inst.opcode {
-            OP_FUNCTION => {}
-            OP_FUNCTION_END => return Err(end_outside(inst)),
-            OP_LABEL => return Err(label_outside(inst)),
-            _ => {
-                return Err(binary(
-                    inst.byte_offset(),
-                    format!("instruction with opcode {} between functions", inst.opcode),
-                ));
-            }
-        }
-        if inst.len < 5 {
-            return Err(binary(inst.byte_offset(), "OpFunction too short"));
+        // Between functions: only an OpFunction may come. (Its header is
+        // read here, not through [`inst_at`], whose result goes through
+        // memory.)
+        let first = words[at];
+        let len = (first >> 16) as usize;
+        if first as u16 != OP_FUNCTION || len < 5 || len > n - at {
+            return Err(not_a_function_start(words, at));
         }
         let id = words[at + 2];
         check_id(words, id, at + 2)?;
         let start = at;
-        at = inst.end();
+        at += len;
         // Inside a function only its end matters (and an OpFunction,
         // an error): step over the other instructions once their word
         // count is checked. (A count that runs past the end shows as a
@@ -190,6 +182,27 @@ fn walk_functions<const AHEAD: bool>(
         functions.push(FunctionRange { id, start, end: at });
     }
     Ok((functions, at))
+}
+
+/// The error for the instruction at word `at`, between functions, that
+/// does not start one: a bad word count, another opcode, or an
+/// `OpFunction` shorter than its five words.
+#[cold]
+#[inline(never)]
+fn not_a_function_start(words: &[u32], at: usize) -> Error {
+    let inst = match inst_at(words, at) {
+        Ok(inst) => inst,
+        Err(e) => return e,
+    };
+    match inst.opcode {
+        OP_FUNCTION => binary(inst.byte_offset(), "OpFunction too short"),
+        OP_FUNCTION_END => end_outside(inst),
+        OP_LABEL => label_outside(inst),
+        opcode => binary(
+            inst.byte_offset(),
+            format!("instruction with opcode {opcode} between functions"),
+        ),
+    }
 }
 
 /// The error for a function from word `start` (id `id`) whose walk went

@@ -229,17 +229,24 @@ fn module_level_starts<const AHEAD: bool>(words: &[u32]) -> Result<Vec<u32>> {
     let mut starts = Vec::with_capacity(n.min(RESERVED_STARTS));
     let mut at = HEADER_WORDS;
     while at < n {
-        let inst = inst_at(words, at)?;
+        // (The header's fields read here, not through [`inst_at`]: its
+        // result went through memory, a stall each step of a walk whose
+        // every step waits on the word count before it.)
+        let first = words[at];
+        let (len, opcode) = ((first >> 16) as usize, first as u16);
+        if len == 0 || len > n - at {
+            return Err(bad_word_count(words, at));
+        }
         if AHEAD {
             crate::prefetch::ahead(words, at);
         }
-        match inst.opcode {
+        match opcode {
             OP_FUNCTION => break,
-            OP_FUNCTION_END => return Err(end_outside(inst)),
-            OP_LABEL => return Err(label_outside(inst)),
+            OP_FUNCTION_END => return Err(end_outside(Inst { at, opcode, len })),
+            OP_LABEL => return Err(label_outside(Inst { at, opcode, len })),
             _ => starts.push(at as u32),
         }
-        at = inst.end();
+        at += len;
     }
     Ok(starts)
 }

@@ -108,7 +108,7 @@ fn push_pieces(list: &mut Vec<Piece>, kind: Kind, mut range: Range<usize>) {
 /// The output's words as pieces being laid down in order: adjacent input
 /// ranges (and adjacent own ranges) merge, so an untouched run of
 /// functions is one piece.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, PartialEq)]
 pub(super) struct Pieces {
     /// Words the pass made; the pieces refer to ranges of them.
     own: Vec<u32>,
@@ -163,6 +163,28 @@ impl Pieces {
         let end = self.own.len();
         self.len += end - start;
         lay_down(&mut self.pieces, Kind::Own, start..end);
+    }
+
+    /// Lays down everything `next` laid down after what this laid down:
+    /// its own words and edit lists are appended to this one's.
+    pub(super) fn append(&mut self, next: Pieces) {
+        let base = self.own.len();
+        self.own.extend_from_slice(&next.own);
+        self.len += next.len;
+        let own = |p: Piece| match p.kind() {
+            Kind::Own => Piece::new(Kind::Own, base + p.start(), p.len()),
+            _ => p,
+        };
+        for p in next.pieces {
+            match p.kind() {
+                Kind::Edits => {
+                    let start = self.edits.len();
+                    (self.edits).extend(next.edits[p.range()].iter().map(|&e| own(e)));
+                    self.pieces.push(Piece::new(Kind::Edits, start, p.len()));
+                }
+                kind => lay_down(&mut self.pieces, kind, own(p).range()),
+            }
+        }
     }
 
     /// Lays down the rewritten function whose edit list is `edits` (as

@@ -272,3 +272,70 @@ fn errors_carry_no_command_line_hints() {
         assert!(e.starts_with("byte 0: not SPIR-V: bad magic number"), "{e}");
     }
 }
+
+/// A module scope of mostly entry points (`dispatch-chain` with 150 more
+/// for its kernel) is laid down in two parts in test builds, the second
+/// starting among the entry points, where it measures their names itself:
+/// every entry point stays, in order, each as the single one of the
+/// module is laid down (the table variable out of its interface), and the
+/// output is valid.
+#[test]
+fn entry_points_across_the_module_scope_split_stay_in_order() {
+    let tables = ArchTables::embedded();
+    let target = tables.target("gfx950").unwrap();
+    let input = common::words(&std::fs::read(common::golden_input("dispatch-chain")).unwrap());
+    let insts = common::instructions(&input);
+    let &(at, _, len) = (insts.iter())
+        .find(|&&(_, opcode, _)| opcode == spirv::Op::EntryPoint as u32)
+        .unwrap();
+    let entry = &input[at..at + len];
+    // OpEntryPoint Kernel %fn "dispatch_chain_<k>" %table: names of
+    // several lengths.
+    let more: Vec<Vec<u32>> = (0..150)
+        .map(|k| {
+            let mut name = format!("dispatch_chain_{k}").into_bytes();
+            name.resize(name.len() / 4 * 4 + 4, 0);
+            let mut w = vec![0, entry[1], entry[2]];
+            w.extend(
+                name.chunks(4)
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap())),
+            );
+            w.push(entry[entry.len() - 1]);
+            w[0] = (w.len() as u32) << 16 | spirv::Op::EntryPoint as u32;
+            w
+        })
+        .collect();
+    let mut module = input[..at + len].to_vec();
+    module.extend(more.iter().flatten());
+    module.extend_from_slice(&input[at + len..]);
+    let bytes = common::bytes(&module);
+    let out = specialize(&bytes, &target, &Options::default()).unwrap();
+    let out_words = out.words();
+    let kept: Vec<&[u32]> = (common::instructions(out_words).into_iter())
+        .filter(|&(_, opcode, _)| opcode == spirv::Op::EntryPoint as u32)
+        .map(|(at, _, len)| &out_words[at..at + len])
+        .collect();
+    let alone = specialize(&common::bytes(&input), &target, &Options::default()).unwrap();
+    let alone_words = alone.words();
+    let (a, _, n) = (common::instructions(alone_words).into_iter())
+        .find(|&(_, opcode, _)| opcode == spirv::Op::EntryPoint as u32)
+        .unwrap();
+    // (Each laid down as the single one is: without its last word, the
+    // table variable.)
+    let expect = |w: &[u32]| {
+        let mut w = w[..w.len() - 1].to_vec();
+        w[0] = (w.len() as u32) << 16 | spirv::Op::EntryPoint as u32;
+        w
+    };
+    assert_eq!(kept.len(), 151);
+    assert_eq!(kept[0], &alone_words[a..a + n]);
+    assert_eq!(expect(entry), &alone_words[a..a + n]);
+    for (k, w) in more.iter().enumerate() {
+        assert_eq!(kept[k + 1], &expect(w)[..], "entry point {k}");
+    }
+    common::assert_outputs_valid(&[common::Made {
+        input: &bytes,
+        output: &out.bytes(),
+        what: "dispatch-chain with 151 entry points".to_string(),
+    }]);
+}

@@ -305,8 +305,8 @@ impl ModuleScope<'_, '_> {
     /// Lays down every module-scope instruction in two parts: the second
     /// on a thread of its own into pieces of its own, appended after the
     /// first's. That part does not know how many entry points came before
-    /// it, so it measures the names of any it has (none where entry points
-    /// come first, as the layout requires). Test and fuzz builds check the
+    /// it, so it measures the names of any it has (usually none: the
+    /// layout puts entry points first). Test and fuzz builds check the
     /// result against the instructions laid down in one part.
     #[inline(never)]
     fn lay_in_two_parts(&mut self, out: &mut Pieces) {

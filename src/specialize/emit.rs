@@ -226,9 +226,9 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
 }
 
 /// The fewest module-scope instructions laid down in two parts on two
-/// threads ([`ModuleScope::lay_all`]): the 100 MB benchmark module has
-/// 573,069 (5 ms of serial work), the 10 MB one 57,309, which stays on
-/// one thread.
+/// threads ([`ModuleScope::lay_in_two_parts`]): the 100 MB benchmark
+/// module has 573,069 (5 ms of serial work), the 10 MB one 57,309, which
+/// stays on one thread.
 const TWO_PARTS_FROM: usize = 1 << 17;
 
 /// True when `m`'s module-scope instructions are laid down in two parts

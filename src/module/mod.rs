@@ -409,6 +409,13 @@ impl<'w> Module<'w> {
         }
     }
 
+    /// The index of the module-level instruction that starts at word
+    /// `at`, if one does.
+    pub fn global_at(&self, at: usize) -> Option<usize> {
+        let at = u32::try_from(at).ok()?;
+        self.global_starts.binary_search(&at).ok()
+    }
+
     /// The module-level instructions, in order.
     pub fn globals(&self) -> impl ExactSizeIterator<Item = Inst> + '_ {
         (0..self.global_starts.len()).map(|k| self.global(k))

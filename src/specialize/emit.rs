@@ -43,11 +43,19 @@ pub(super) struct Plan<'p> {
 /// interface, the same words in every group (the 1 MB benchmark module
 /// has 2,040 entry points). A group whose removed ids among the
 /// interfaces' are the ones assumed here copies the words; any other
-/// lays the entry points down one by one.
+/// lays the entry points down one by one. With them, the runs of
+/// instructions after them that every group leaves out alike.
 pub(super) struct EntryPoints {
     /// Index into `Module::globals` of the first, and how many there are.
     first: usize,
     count: usize,
+    /// Runs of module-scope instructions after the entry points, by index
+    /// into `Module::globals`, in order, that every group leaves out
+    /// whatever its values: the `SpecId` decorations of predicate sites
+    /// ([`ModuleScope::lay_down`] drops each), one a site (the 1 MB
+    /// benchmark module has 1,836, in one run). Passed over without a
+    /// look.
+    dropped: Vec<Range<usize>>,
     /// Every id of their interfaces, sorted, each once, and whether the
     /// words assume it removed: the table's closure is.
     assumed: Vec<(u32, bool)>,
@@ -59,7 +67,12 @@ impl EntryPoints {
     /// Lays down the first run of `OpEntryPoint`s of `m` (`g`, its module
     /// scope facts) assuming that what goes of their interfaces is the
     /// table's `closure`; `None` when the run is too short to pay.
-    pub(super) fn new(m: &Module<'_>, g: &Globals, closure: &[u32]) -> Option<EntryPoints> {
+    pub(super) fn new(
+        m: &Module<'_>,
+        g: &Globals,
+        closure: &[u32],
+        sites: &IdSet,
+    ) -> Option<EntryPoints> {
         // Fewer entry points cost less one by one than checking the
         // assumption. (Test and fuzz builds lay down even one this way,
         // so that their batches check it against one target at a time.)
@@ -93,6 +106,7 @@ impl EntryPoints {
         Some(EntryPoints {
             first,
             count,
+            dropped: dropped_runs(m, g, sites, first + count),
             assumed,
             words,
         })
@@ -102,6 +116,24 @@ impl EntryPoints {
     fn hold_for(&self, removed: &IdBits) -> bool {
         (self.assumed.iter()).all(|&(x, gone)| removed.contains(x) == gone)
     }
+}
+
+/// The runs of `SpecId` decorations of `sites` (the predicate sites)
+/// among `m`'s module-scope instructions from the `from`-th on, by index
+/// into `Module::globals`, in order: what [`EntryPoints::dropped`] holds.
+fn dropped_runs(m: &Module<'_>, g: &Globals, sites: &IdSet, from: usize) -> Vec<Range<usize>> {
+    let mut runs: Vec<Range<usize>> = Vec::new();
+    let places = (g.spec_ids.iter())
+        .filter(|d| sites.contains(d.target))
+        .filter_map(|d| m.global_at(d.byte_offset() / 4))
+        .filter(|&k| k >= from);
+    for k in places {
+        match runs.last_mut() {
+            Some(run) if run.end == k => run.end += 1,
+            _ => runs.push(k..k + 1),
+        }
+    }
+    runs
 }
 
 /// Appends to `own` the entry point `w` (its name `n` words) without the
@@ -361,9 +393,17 @@ impl ModuleScope<'_, '_> {
         out.own_since(start);
         self.next_entry += e.count;
         // (Each instruction found at its place: the iterator's `skip`
-        // would decode every one it passes over.)
-        for k in e.first + e.count..m.global_count() {
+        // would decode every one it passes over. The runs every group
+        // drops are passed over.)
+        let mut dropped = e.dropped.iter().peekable();
+        let mut k = e.first + e.count;
+        while k < m.global_count() {
+            if let Some(run) = dropped.next_if(|run| run.start == k) {
+                k = run.end;
+                continue;
+            }
             self.lay(k, m.global(k), out);
+            k += 1;
         }
     }
 

@@ -432,7 +432,7 @@ impl<'w> Prepared<'w> {
     /// The entry points laid down once for all groups of a batch
     /// ([`emit::EntryPoints`]), when there are enough to pay.
     pub(super) fn entry_points(&self, a: &Analysis) -> Option<emit::EntryPoints> {
-        emit::EntryPoints::new(&self.m, &self.g, &a.closure)
+        emit::EntryPoints::new(&self.m, &self.g, &a.closure, &a.shape.sites)
     }
 
     /// Fails the run if a predicate value is still used where it cannot be

@@ -410,10 +410,7 @@ impl ModuleScope<'_, '_> {
     /// once as a batch laid them down for every group (`e`).
     #[inline(never)]
     fn lay_with_entry_points(&mut self, e: &EntryPoints, out: &mut Pieces) {
-        let m = self.m;
-        for k in 0..e.first {
-            self.lay(k, m.global(k), out);
-        }
+        self.lay_range(0..e.first, out);
         let start = out.own().len();
         out.own().extend_from_slice(&e.words);
         out.own_since(start);
@@ -421,16 +418,14 @@ impl ModuleScope<'_, '_> {
         // (Each instruction found at its place: the iterator's `skip`
         // would decode every one it passes over. The runs every group
         // drops are passed over.)
-        let mut dropped = e.dropped.iter().peekable();
         let mut k = e.first + e.count;
-        while k < m.global_count() {
-            if let Some(run) = dropped.next_if(|run| run.start == k) {
+        for run in &e.dropped {
+            if run.start >= k {
+                self.lay_range(k..run.start, out);
                 k = run.end;
-                continue;
             }
-            self.lay(k, m.global(k), out);
-            k += 1;
         }
+        self.lay_range(k..self.m.global_count(), out);
     }
 
     /// Lays down module-scope instruction `inst` (the `k`-th) with

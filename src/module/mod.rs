@@ -411,7 +411,7 @@ impl<'w> Module<'w> {
 
     /// The index of the module-level instruction that starts at word
     /// `at`, if one does.
-    pub fn global_at(&self, at: usize) -> Option<usize> {
+    pub(crate) fn global_at(&self, at: usize) -> Option<usize> {
         let at = u32::try_from(at).ok()?;
         self.global_starts.binary_search(&at).ok()
     }

@@ -247,8 +247,8 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
     };
     match plan.entry_points.filter(|e| e.hold_for(plan.removed_ids)) {
         // (One part: the loop here, where `scope`'s references are this
-        // function's arguments, takes 0.1% fewer instructions than
-        // [`ModuleScope::lay_range`] at 10 MB.)
+        // function's arguments, took 0.1% fewer instructions than
+        // [`ModuleScope::lay_range`] on the 10 MB module in one part.)
         None if !in_two_parts(m) => {
             for (k, inst) in m.globals().enumerate() {
                 scope.lay(k, inst, out);
@@ -260,19 +260,17 @@ pub(super) fn emit(m: &Module<'_>, ctx: &Context<'_>, plan: &Plan<'_>, out: &mut
     lay_functions(m, plan, out);
 }
 
-/// The fewest module-scope instructions laid down in two parts on two
-/// threads ([`ModuleScope::lay_in_two_parts`]): the 100 MB benchmark
-/// module has 573,069 (5 ms of serial work), the 10 MB one 57,309, which
-/// stays on one thread.
-const TWO_PARTS_FROM: usize = 1 << 17;
-
 /// True when `m`'s module-scope instructions are laid down in two parts
-/// ([`ModuleScope::lay_in_two_parts`]): from [`TWO_PARTS_FROM`] of them
-/// on, with two cores, and always in test and fuzz builds, which check
-/// the result against one part.
+/// ([`ModuleScope::lay_in_two_parts`]): in a module large enough for the
+/// passes over every function to run in pieces ([`parallel::pieces`]: 8
+/// MB, with two cores), and always in test and fuzz builds, which check
+/// the result against one part. (The 100 MB benchmark module has 573,069
+/// module-scope instructions, 5 ms of work on one thread; the 10 MB one
+/// 57,309, where two parts took 0.1% fewer instructions and the same
+/// time as one.)
 fn in_two_parts(m: &Module<'_>) -> bool {
     let checked = cfg!(any(debug_assertions, fuzzing));
-    checked || m.global_count() >= TWO_PARTS_FROM && parallel::workers(2) > 1
+    checked || parallel::pieces(m.words.len(), 2) > 1
 }
 
 /// [`ModuleScope::lay_range`] with the walk's references as arguments:

@@ -7,11 +7,20 @@ use std::ops::Range;
 
 use crate::fastmap::{Map as HashMap, Set as HashSet};
 
-use crate::error::{Result, binary};
+use crate::error::Result;
 use crate::module::{
     Inst, Module, check_inst_id, literal_string, literal_string_words, must_be_id, shrink_spare,
 };
 use crate::operands::{Role, for_each_id, is_annotation, op, result_pos};
+
+mod defs;
+mod reads;
+mod strings;
+
+pub(crate) use defs::Defs;
+use defs::DefsBuilder;
+pub(crate) use reads::ModuleReads;
+use strings::{StringAt, Strings};
 
 /// `Decoration::SpecId`.
 pub(crate) const DEC_SPEC_ID: u32 = spirv::Decoration::SpecId as u32;
@@ -82,13 +91,12 @@ impl<'w> Globals<'w> {
     pub(crate) fn scan_with_reads(m: &Module<'w>) -> Result<(Globals<'w>, ModuleReads)> {
         let mut g = Globals::default();
         g.strings.words = m.words;
-        let mut defs = DefsBuilder::default();
         let mut reads = ModuleReads::with_room(m.globals().len());
         // (Room for the names and definitions of a small module, in one
         // allocation each; every module-level instruction defines one id
         // at most.)
         g.strings.names.reserve(32);
-        defs.defs.reserve_exact(m.globals().len());
+        let mut defs = DefsBuilder::with_room(m.globals().len());
         // (And, in a small module, for its SpecIds, entry points and
         // linkage names: a site takes a decoration and a definition, an
         // import a decoration, a name and its declaration. A larger
@@ -430,108 +438,6 @@ fn reader(opcode: u16, words: &[u32]) -> u32 {
     at.and_then(|k| words.get(k)).copied().unwrap_or(0)
 }
 
-/// The ids each module-level instruction reads, in module order, made by
-/// the same walk as the rest of [`Globals`] so that no later pass decodes
-/// the module-level instructions again to learn them: per instruction
-/// that reads any, its result type and operand ids (and the words that
-/// may be ids) as [`for_each_id`] reports them, with the instruction's
-/// "reader": its result, or for a name or decoration the id it names
-/// (a decoration's other ids are read on that id's behalf). Names and
-/// decorations whose only id is the one they name read nothing.
-#[derive(Debug, Default, PartialEq)]
-pub(crate) struct ModuleReads {
-    /// `(its index in Module::globals, its reader or 0 for an instruction
-    /// without one, where its ids end in ids)` of each instruction that
-    /// reads an id.
-    readers: Vec<(u32, u32, u32)>,
-    /// The ids read, one instruction after another.
-    ids: Vec<u32>,
-    /// The index in `Module::globals` of the instruction being recorded.
-    global: u32,
-}
-
-impl ModuleReads {
-    /// Room for what `globals` module-level instructions of a small module
-    /// read (a larger module's lists grow as they go).
-    fn with_room(globals: usize) -> ModuleReads {
-        let globals = globals.min(1 << 12);
-        ModuleReads {
-            readers: Vec::with_capacity(globals),
-            ids: Vec::with_capacity(4 * globals),
-            global: 0,
-        }
-    }
-
-    /// Starts the `k`th module-level instruction (the parse checked that
-    /// every word index, and so every instruction's index, fits in 32
-    /// bits).
-    #[inline]
-    fn begin(&mut self, k: usize) {
-        self.global = k as u32;
-    }
-
-    /// Records that an instruction whose reader is `reader` (0: none)
-    /// reads `first` (its result type, or an entry point's function), if
-    /// any, then `rest`.
-    #[inline]
-    fn record(&mut self, reader: u32, first: Option<u32>, rest: &[u32]) {
-        let start = self.ids.len();
-        self.ids.extend(first);
-        self.ids.extend_from_slice(rest);
-        self.close(reader, start);
-    }
-
-    /// Ends the instruction whose ids were pushed from `start` on (nothing
-    /// is recorded when it read none).
-    #[inline]
-    fn close(&mut self, reader: u32, start: usize) {
-        if self.ids.len() > start {
-            self.readers
-                .push((self.global, reader, self.ids.len() as u32));
-        }
-    }
-
-    /// What the grammar walk says each module-level instruction of `m`
-    /// reads (the scan's fast paths must agree: fuzz builds and a unit
-    /// test compare them). `m`'s instructions are the scan's, which the
-    /// walk has taken without error.
-    fn walked(m: &Module<'_>) -> ModuleReads {
-        let mut reads = ModuleReads::default();
-        for (k, inst) in m.globals().enumerate() {
-            let words = m.inst_words(inst);
-            reads.begin(k);
-            if names_only_its_target(words) {
-                continue;
-            }
-            let annotation = is_annotation(inst.opcode);
-            let start = reads.ids.len();
-            let _ = for_each_id(words, inst.byte_offset(), &|_| 1, &mut |pos, role| {
-                if is_read(annotation, pos, role) {
-                    reads.ids.push(words[pos]);
-                }
-            });
-            reads.close(reader(inst.opcode, words), start);
-        }
-        reads
-    }
-
-    /// How many ids the instructions read, all told.
-    pub(crate) fn ids_read(&self) -> usize {
-        self.ids.len()
-    }
-
-    /// Each instruction that reads an id: its index in `Module::globals`,
-    /// its reader (0: none) and the ids it reads, in module order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, u32, &[u32])> + '_ {
-        let mut start = 0;
-        self.readers.iter().map(move |&(k, reader, end)| {
-            let ids = &self.ids[start..end as usize];
-            start = end as usize;
-            (k as usize, reader, ids)
-        })
-    }
-}
-
 /// An `OpDecorate %target SpecId N`, in 12 bytes (a module may hold one
 /// for each of 200,000 predicate sites).
 #[derive(Debug, Clone, Copy)]
@@ -594,224 +500,6 @@ pub(crate) fn names_only_its_target(words: &[u32]) -> bool {
         op::Name => len >= 3 && literal_string_words(words, 2, len) == Some(len - 2),
         op::Decorate => len >= 3,
         _ => false,
-    }
-}
-
-/// A literal string of the module: where it starts and its length in
-/// bytes, its terminating NUL left out (8 bytes; the string is decoded
-/// only when asked for).
-#[derive(Debug, Clone, Copy)]
-struct StringAt {
-    /// Index of the string's first word in the module.
-    at: u32,
-    /// The number of bytes before the NUL.
-    len: u32,
-}
-
-impl StringAt {
-    /// The literal string starting at word index `at` of an instruction
-    /// ending at word index `end` (as [`literal_string`], the error
-    /// included), and the number of words it takes. (The parse checked
-    /// that every word index fits in 32 bits.)
-    fn find(words: &[u32], at: usize, end: usize) -> Result<(StringAt, usize)> {
-        let n = literal_string_words(words, at, end).ok_or_else(|| {
-            binary(
-                at * 4,
-                "literal string has no terminating NUL within its instruction",
-            )
-        })?;
-        Ok((StringAt::new(at, &words[at..at + n]), n))
-    }
-
-    /// The string at word index `at` of the module, made of `words`, the
-    /// last of which holds its NUL (the string's first zero byte, its
-    /// octets packed low byte first).
-    fn new(at: usize, words: &[u32]) -> StringAt {
-        let last = words[words.len() - 1];
-        let tail = (0..4)
-            .position(|k| (last >> (8 * k)) as u8 == 0)
-            .unwrap_or(4);
-        StringAt {
-            at: at as u32,
-            len: ((words.len() - 1) * 4 + tail) as u32,
-        }
-    }
-}
-
-/// The module's `OpName` and linkage name strings, where they are in the
-/// module's words: decoded only when one is asked for (most never are).
-#[derive(Debug, Default)]
-struct Strings<'w> {
-    /// The module's words.
-    words: &'w [u32],
-    /// `(target id, its string)` of each `OpName`: in module order while
-    /// scanning, then by id, one per id (the last).
-    names: Vec<(u32, StringAt)>,
-    /// `(id, its string)` of each `LinkageAttributes` decoration, in
-    /// module order.
-    linkage_names: Vec<(u32, StringAt)>,
-    /// Index into `linkage_names` of each id's first, by id (filled by
-    /// [`Strings::finish`]).
-    linkage_by_id: Vec<u32>,
-}
-
-impl<'w> Strings<'w> {
-    /// The bytes of `s`. On a little-endian host they are read in place.
-    fn bytes(&self, s: StringAt) -> Cow<'w, [u8]> {
-        let (at, len) = (s.at as usize, s.len as usize);
-        let raw = &self.words[at..at + len / 4 + 1];
-        if cfg!(target_endian = "little") {
-            Cow::Borrowed(&bytemuck::cast_slice(raw)[..len])
-        } else {
-            Cow::Owned(raw.iter().flat_map(|w| w.to_le_bytes()).take(len).collect())
-        }
-    }
-
-    /// `s` decoded (UTF-8, any bytes that are not replaced by U+FFFD).
-    /// (The strict check first: it is several times faster on the valid
-    /// strings nearly all are.)
-    fn text(&self, s: StringAt) -> Cow<'w, str> {
-        match self.bytes(s) {
-            Cow::Borrowed(b) => match std::str::from_utf8(b) {
-                Ok(text) => Cow::Borrowed(text),
-                Err(_) => String::from_utf8_lossy(b),
-            },
-            Cow::Owned(b) => Cow::Owned(String::from_utf8_lossy(&b).into_owned()),
-        }
-    }
-
-    /// Sorts the names by id, keeping each id's last, and indexes the
-    /// linkage names by id, each id's first.
-    fn finish(&mut self) {
-        let ids = &self.linkage_names;
-        self.linkage_by_id = (0..ids.len() as u32).collect();
-        // A stable sort keeps an id's linkage names in module order.
-        self.linkage_by_id.sort_by_key(|&k| ids[k as usize].0);
-        self.linkage_by_id
-            .dedup_by_key(|k| self.linkage_names[*k as usize].0);
-        sort_keeping_last(&mut self.names);
-    }
-
-    /// The `OpName` of `id`.
-    fn name(&self, id: u32) -> Option<Cow<'w, str>> {
-        let k = self.names.binary_search_by_key(&id, |(t, _)| *t).ok()?;
-        Some(self.text(self.names[k].1))
-    }
-
-    /// The first linkage name of `id`.
-    fn linkage_name(&self, id: u32) -> Option<Cow<'w, str>> {
-        let list = &self.linkage_names;
-        let k = self
-            .linkage_by_id
-            .binary_search_by_key(&id, |&k| list[k as usize].0)
-            .ok()?;
-        Some(self.text(list[self.linkage_by_id[k] as usize].1))
-    }
-}
-
-/// A module-level instruction as [`Defs`] keeps it: its first word's
-/// index and the first word itself (8 bytes, where an [`Inst`] takes 24).
-#[derive(Debug, Clone, Copy)]
-struct PackedInst {
-    /// Index of the instruction's first word in the module.
-    at: u32,
-    /// The first word: word count and opcode.
-    header: u32,
-}
-
-impl PackedInst {
-    /// Packs `inst` (the parse checked that every word index fits in 32
-    /// bits).
-    fn new(inst: Inst) -> PackedInst {
-        PackedInst {
-            at: inst.at as u32,
-            header: crate::module::header_word(inst.len, inst.opcode),
-        }
-    }
-
-    /// The instruction.
-    fn unpack(self) -> Inst {
-        Inst {
-            at: self.at as usize,
-            opcode: (self.header & 0xffff) as u16,
-            len: (self.header >> 16) as usize,
-        }
-    }
-}
-
-/// Module-level definitions by result id (an id defined twice maps to its
-/// last definition). Compact: 8 bytes per definition, and an index of 4
-/// bytes per id up to the largest defined one when that is at most four
-/// times the definitions, 65,536 at least (else the ids sorted, searched
-/// by halving: at most 24 bytes per definition either way, where a hash
-/// map of `Inst` took 33).
-#[derive(Debug, Default)]
-pub struct Defs {
-    /// The definitions, in module order (dense) or by id (sparse).
-    insts: Vec<PackedInst>,
-    /// Dense: index + 1 into `insts` of every id up to the largest (0: none).
-    dense: Vec<u32>,
-    /// Sparse: the id of each of `insts`, ascending.
-    sorted_ids: Vec<u32>,
-}
-
-impl Defs {
-    /// The instruction that defines `id` at module scope.
-    #[inline]
-    pub fn get(&self, id: u32) -> Option<Inst> {
-        let k = match self.dense.get(id as usize) {
-            Some(&k) => (k as usize).checked_sub(1)?,
-            None if self.sorted_ids.is_empty() => return None,
-            None => self.sorted_ids.binary_search(&id).ok()?,
-        };
-        Some(self.insts[k].unpack())
-    }
-
-    /// True when `id` is defined at module scope.
-    #[inline]
-    pub fn contains(&self, id: u32) -> bool {
-        self.get(id).is_some()
-    }
-}
-
-/// [`Defs`] under construction: the definitions in module order.
-#[derive(Default)]
-struct DefsBuilder {
-    /// `(id, its definition)`, in module order.
-    defs: Vec<(u32, PackedInst)>,
-    /// The largest id.
-    max: u32,
-}
-
-impl DefsBuilder {
-    /// Records that `inst` defines `id`.
-    #[inline]
-    fn push(&mut self, id: u32, inst: Inst) {
-        self.max = self.max.max(id);
-        self.defs.push((id, PackedInst::new(inst)));
-    }
-
-    /// The finished index.
-    fn finish(mut self) -> Defs {
-        let n = self.defs.len();
-        if (self.max as usize) <= n.saturating_mul(4).max(1 << 16) {
-            let mut dense = crate::zeroed::vec(self.max as usize + 1);
-            for (k, &(id, _)) in self.defs.iter().enumerate() {
-                dense[id as usize] = k as u32 + 1;
-            }
-            Defs {
-                insts: self.defs.into_iter().map(|(_, i)| i).collect(),
-                dense,
-                sorted_ids: Vec::new(),
-            }
-        } else {
-            sort_keeping_last(&mut self.defs);
-            Defs {
-                sorted_ids: self.defs.iter().map(|&(id, _)| id).collect(),
-                insts: self.defs.into_iter().map(|(_, i)| i).collect(),
-                dense: Vec::new(),
-            }
-        }
     }
 }
 
@@ -1011,46 +699,5 @@ mod tests {
         for id in [0, 7, 10, 99, 1000, 4_294_967_295] {
             assert_eq!(g.function_name(id), format!("%{id}"));
         }
-    }
-
-    /// The dense index and the sorted ids (a definition far beyond the
-    /// others) find the same instructions, an id defined twice its last
-    /// definition.
-    #[test]
-    fn dense_and_sparse_defs_agree() {
-        let inst = |at: usize, opcode: u16, len: usize| Inst { at, opcode, len };
-        let defs = [
-            (7, inst(10, 1, 3)),
-            (3, inst(13, 2, 4)),
-            (7, inst(17, 3, 2)),
-            (100, inst(19, 4, 65535)),
-        ];
-        let build = |far: Option<u32>| {
-            let mut b = DefsBuilder::default();
-            for &(id, i) in &defs {
-                b.push(id, i);
-            }
-            if let Some(id) = far {
-                b.push(id, inst(30, 5, 1));
-            }
-            b.finish()
-        };
-        let (dense, sparse) = (build(None), build(Some(u32::MAX - 1)));
-        assert!(!dense.dense.is_empty() && sparse.dense.is_empty());
-        for (id, want) in [
-            (7, Some(defs[2].1)),
-            (3, Some(defs[1].1)),
-            (100, Some(defs[3].1)),
-            (0, None),
-            (8, None),
-            (101, None),
-            (u32::MAX, None),
-        ] {
-            assert_eq!(dense.get(id), want, "{id}");
-            assert_eq!(sparse.get(id), want, "{id}");
-            assert_eq!(dense.contains(id), want.is_some(), "{id}");
-        }
-        assert_eq!(sparse.get(u32::MAX - 1), Some(inst(30, 5, 1)));
-        assert_eq!(dense.get(u32::MAX - 1), None);
     }
 }

@@ -28,7 +28,7 @@ use crate::module::{FunctionRange, Module};
 use super::analysis::Analysis;
 use super::context::Context;
 use super::function::{self, Rewritten, Scratch};
-use super::prepared::RewriteSource;
+use super::rewrites::RewriteSource;
 use crate::parallel::{self, internal, workers};
 
 /// How [`Ahead`] splits the work: whether it pays and into what jobs.

@@ -51,6 +51,7 @@ mod lattice;
 mod output;
 mod prepared;
 mod report;
+mod rewrites;
 mod scan;
 mod sweep;
 mod unresolved;

@@ -6,14 +6,14 @@ use crate::operands::{for_each_id, is_annotation};
 
 use super::{is_read, names_only_its_target, reader};
 
-/// The ids each module-level instruction reads, in module order, made by
-/// the same walk as the rest of [`Globals`](super::Globals) so that no later pass decodes
-/// the module-level instructions again to learn them: per instruction
-/// that reads any, its result type and operand ids (and the words that
-/// may be ids) as [`for_each_id`] reports them, with the instruction's
-/// "reader": its result, or for a name or decoration the id it names
-/// (a decoration's other ids are read on that id's behalf). Names and
-/// decorations whose only id is the one they name read nothing.
+/// The ids each module-level instruction reads, in module order, made by the
+/// same walk as the rest of [`Globals`](super::Globals) so that no later pass
+/// decodes the module-level instructions again to learn them: per instruction
+/// that reads any, its result type and operand ids (and the words that may be
+/// ids) as [`for_each_id`] reports them, with the instruction's "reader": its
+/// result, or for a name or decoration the id it names (a decoration's other
+/// ids are read on that id's behalf). Names and decorations whose only id is
+/// the one they name read nothing.
 #[derive(Debug, Default, PartialEq)]
 pub(crate) struct ModuleReads {
     /// `(its index in Module::globals, its reader or 0 for an instruction

@@ -32,17 +32,16 @@
 //! instructions that read an id it may replace, and copies everything else
 //! as word runs between the few instructions that change.
 //!
-//! Files: [`quick`] (the quick way, for the common shape), [`decode`](mod@decode)
-//! (the function as blocks, edges and the instructions the rewrite looks
-//! at), [`local_ids`] (dense maps over the function's ids), [`sccp`] (the
-//! lattice and the propagation), [`chain`] (the values computed from
-//! predicates, whose other uses cannot be resolved), [`merge`] (what
+//! Files: [`quick`] (the quick way, for the common shape),
+//! [`decode`](mod@decode) (the function as blocks, edges and the instructions
+//! the rewrite looks at), [`local_ids`] (dense maps over the function's ids),
+//! [`sccp`] (the lattice and the propagation), [`chain`] (the values computed
+//! from predicates, whose other uses cannot be resolved), [`merge`] (what
 //! becomes of merge instructions, and the stubs they keep), [`order`]
-//! (dominators and block order), [`emit`](mod@emit) (the full rewrite
-//! written out), [`rewritten`] (what a rewrite produces, and the builder
-//! both ways write it with), and this file (the rewrite as its steps:
-//! decode, propagate, mark the chain, plan substitutions and merges,
-//! order, emit).
+//! (dominators and block order), [`emit`](mod@emit) (the full rewrite written
+//! out), [`rewritten`] (what a rewrite produces, and the builder both ways
+//! write it with), and this file (the rewrite as its steps: decode, propagate,
+//! mark the chain, plan substitutions and merges, order, emit).
 
 mod chain;
 mod decode;

@@ -8,9 +8,9 @@
 //! table id or none), instruction by instruction; or, where no header can
 //! equal an id of interest and the host has AVX2, every word of a body is
 //! looked up at once ([`word_hits`](super::word_hits)) and the headers
-//! are walked only up to each word found. Only an instruction with a function or tracked word
-//! among the ids it reads is decoded, so an untouched function costs one
-//! linear scan.
+//! are walked only up to each word found. Only an instruction with a
+//! function or tracked word among the ids it reads is decoded, so an
+//! untouched function costs one linear scan.
 //! A run for one target may stop the scan of a function at its first
 //! trigger ([`Scan::stopping_early`]): the function is rewritten, and the
 //! rewrite's read tells the rest's callees; what it cannot tell, the scan

@@ -167,14 +167,13 @@ pub(super) fn check_live(bufs: &Buffers) -> Option<()> {
     Some(())
 }
 
-/// Decides what becomes of each phi of a live block, as the full
-/// rewrite's propagation and emit do: kept whole, its dead edges' pairs
-/// dropped, or folded into the one value left (a value reached on several
-/// edges only when it is not the function's own: [`PhiPlan`]). `None` for
-/// a phi naming a parent that is no block, reading a logic result, a phi,
-/// a constant or a value the rewrite changes on a kept edge ([`Pair`](super::Pair)),
-/// or left with no edge; and for a reader of a folded phi without a flat
-/// layout.
+/// Decides what becomes of each phi of a live block, as the full rewrite's
+/// propagation and emit do: kept whole, its dead edges' pairs dropped, or
+/// folded into the one value left (a value reached on several edges only when
+/// it is not the function's own: [`PhiPlan`]). `None` for a phi naming a parent
+/// that is no block, reading a logic result, a phi, a constant or a value the
+/// rewrite changes on a kept edge ([`Pair`](super::Pair)), or left with no
+/// edge; and for a reader of a folded phi without a flat layout.
 #[inline(never)]
 pub(super) fn plan_phis(words: &[u32], bufs: &mut Buffers) -> Option<()> {
     bufs.folded_phis = 0;

@@ -356,9 +356,10 @@ impl Reading<'_, '_> {
 }
 
 /// True when `iw`, of an opcode whose words must be looked at to know
-/// ([`OpInfo::exact`](crate::specialize::function::decode::OpInfo)), has a flat layout (out of
-/// [`read`]'s loop: a load or store with a memory-access mask, a few a
-/// function).
+/// ([`OpInfo::exact`]), has a flat layout (out of [`read`]'s loop: a load
+/// or store with a memory-access mask, a few a function).
+///
+/// [`OpInfo::exact`]: crate::specialize::function::decode::OpInfo
 #[inline(never)]
 fn is_flat(iw: &[u32]) -> bool {
     flat_ids(iw).is_some()

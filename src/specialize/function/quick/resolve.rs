@@ -8,11 +8,10 @@ use super::{Buffers, Exit, LABEL, LOGIC, NONE, PHI, Pair, Source, instruction};
 use crate::specialize::context::Context;
 use crate::specialize::lattice::Val;
 
-/// Resolves branch targets to blocks of the function, and finds what
-/// each logic operand and branch condition reads ([`Source`]) and what
-/// each phi pair is ([`Pair`]). `None` for a logic instruction that reads
-/// a later logic result or a phi, as [`evaluate`](super::evaluate) would find for any
-/// values.
+/// Resolves branch targets to blocks of the function, and finds what each logic
+/// operand and branch condition reads ([`Source`]) and what each phi pair is
+/// ([`Pair`]). `None` for a logic instruction that reads a later logic result
+/// or a phi, as [`evaluate`](super::evaluate) would find for any values.
 #[inline(never)]
 pub(super) fn resolve(
     words: &[u32],

@@ -7,10 +7,10 @@ use crate::error::Result;
 use crate::idset::IdSet;
 use crate::module::{FunctionRange, Module};
 use crate::operands::{FlatIds, Role, flat_ids, for_each_id, op};
+use crate::specialize::word_hits;
 
 use super::interest::{FUNCTION, TRACKED, TRIGGER};
 use super::{FunctionFacts, Interest, Scan, Stop};
-use crate::specialize::word_hits;
 
 impl Scan {
     /// Scans one function, appending its facts (`hits` is scratch), and

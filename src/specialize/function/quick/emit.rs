@@ -4,11 +4,11 @@
 
 use crate::module::header_word;
 use crate::operands::{flat_ids, op};
+use crate::specialize::function::{Emitted, Rewritten, Writing};
+use crate::specialize::lattice::Val;
 
 use super::fold::{folded, kept_edge};
 use super::{Buffers, Mark, NONE, PhiPlan, instruction};
-use crate::specialize::function::{Emitted, Rewritten, Writing};
-use crate::specialize::lattice::Val;
 
 /// Writes the rewrite: the live blocks as they are, but for each folded
 /// branch (an `OpBranch` of the rewrite's own) and each logic instruction

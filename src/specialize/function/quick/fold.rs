@@ -3,10 +3,10 @@
 //! block; `None` wherever the full rewrite would not do the same.
 
 use crate::operands::{flat_ids, op};
-
-use super::{Buffers, Exit, Logic, Mark, NONE, PHI, Phi, PhiPlan, Source, instruction};
 use crate::specialize::context::Context;
 use crate::specialize::lattice::{Val, meet_logic};
+
+use super::{Buffers, Exit, Logic, Mark, NONE, PHI, Phi, PhiPlan, Source, instruction};
 
 /// The value of every logic instruction, as the full rewrite's lattice
 /// finds it where its operands' blocks run: a constant, or varying. `None`

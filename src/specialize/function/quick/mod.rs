@@ -44,11 +44,11 @@
 
 use crate::module::header_word;
 use crate::operands::op;
+use crate::specialize::context::Context;
+use crate::specialize::lattice::Val;
 
 use super::local_ids::{StampedMap, Window};
 use super::{Emitted, Rewritten};
-use crate::specialize::context::Context;
-use crate::specialize::lattice::Val;
 
 mod emit;
 mod fold;

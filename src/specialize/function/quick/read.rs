@@ -6,14 +6,14 @@
 
 use crate::module::header_word;
 use crate::operands::{flat_ids, op};
-
-use super::{
-    Block, Buffers, Exit, LABEL, LOGIC, Logic, Mark, NONE, PHI, PLAIN, Phi, PhiPlan, Source,
-};
 use crate::specialize::context::Context;
 use crate::specialize::function::decode::{OpInfo, op_infos};
 use crate::specialize::function::local_ids::{Define, Slot, StampedMap, StampedSlots, Window};
 use crate::specialize::lattice::{Val, is_logic};
+
+use super::{
+    Block, Buffers, Exit, LABEL, LOGIC, Logic, Mark, NONE, PHI, PLAIN, Phi, PhiPlan, Source,
+};
 
 /// The first result id of a function body at word `first` (a
 /// parameter's or the first label's), if it starts with either.

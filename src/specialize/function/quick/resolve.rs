@@ -3,10 +3,10 @@
 //! logic operand and phi pair reads.
 
 use crate::operands::op;
-
-use super::{Buffers, Exit, LABEL, LOGIC, NONE, PHI, Pair, Source, instruction};
 use crate::specialize::context::Context;
 use crate::specialize::lattice::Val;
+
+use super::{Buffers, Exit, LABEL, LOGIC, NONE, PHI, Pair, Source, instruction};
 
 /// Resolves branch targets to blocks of the function, and finds what each logic
 /// operand and branch condition reads ([`Source`]) and what each phi pair is

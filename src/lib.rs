@@ -45,6 +45,8 @@ mod operand_layouts;
 pub mod operands;
 mod parallel;
 mod prefetch;
+#[cfg(test)]
+mod random;
 pub mod specialize;
 pub mod table;
 pub mod target;

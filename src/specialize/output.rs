@@ -936,13 +936,8 @@ mod tests {
         // Random functions as spans of a random input and own words: the
         // list spells them in order, holds only the own spans' words, and
         // is written in its place between input ranges.
-        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut below = crate::random::below(0x2545_f491_4f6c_dd1d);
+        let mut next = move |n: usize| below(n as u64) as usize;
         let input: Vec<u32> = (1000..1100).collect();
         for _ in 0..300 {
             // (Own spans take the own words in order, as a rewrite writes

@@ -237,13 +237,8 @@ mod tests {
 
     #[test]
     fn kept_order_agrees_with_the_dominators_on_random_cfgs() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % m as u64) as usize
-        };
+        let mut below = crate::random::below(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: usize| below(m as u64) as usize;
         let (mut kept_count, mut declined) = (0, 0);
         for _ in 0..2000 {
             let n = 1 + next(8);

@@ -327,7 +327,6 @@ fn reach<'c>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::random_below;
     use super::*;
 
     /// `(function, callees)` as a callee lookup.
@@ -423,7 +422,7 @@ mod tests {
     fn no_cycle_outside_the_roots_means_the_roots_reach_everything() {
         use petgraph::algo::is_cyclic_directed;
         use petgraph::graph::DiGraph;
-        let mut next = random_below(0x9e37_79b9_7f4a_7c15);
+        let mut next = crate::random::below(0x9e37_79b9_7f4a_7c15);
         let (mut with_cycle, mut without) = (0, 0);
         for _ in 0..4000 {
             let n = 1 + next(9) as u32;

@@ -20,15 +20,3 @@ pub(super) use functions::{FixedReach, dead_functions, liveness_roots};
 pub(super) use table::{
     TableReaders, TableTracking, removable_table_ids, table_closure, table_readers,
 };
-
-/// A xorshift generator from `seed`: each call gives a number below
-/// its argument (for the tests of both steps).
-#[cfg(test)]
-fn random_below(mut seed: u64) -> impl FnMut(u64) -> u64 {
-    move |n| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    }
-}

@@ -292,7 +292,6 @@ pub(in crate::specialize) fn removable_table_ids(
 
 #[cfg(test)]
 mod tests {
-    use super::super::random_below;
     use super::*;
     use crate::fastmap::Set as HashSet;
 
@@ -329,7 +328,7 @@ mod tests {
     /// removals and mentions.
     #[test]
     fn mentions_outside_the_watch_never_decide() {
-        let mut below = random_below(0x2545_f491_4f6c_dd1d);
+        let mut below = crate::random::below(0x2545_f491_4f6c_dd1d);
         let mut next = |n: u32| below(u64::from(n)) as u32;
         // Closure ids 1..=6 (definition order; 6 is the variable, 3 a
         // predicate site), module-scope pins 10..=12, removable ids

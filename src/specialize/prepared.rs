@@ -303,26 +303,31 @@ impl<'w> Prepared<'w> {
             true => &[][..],
             false => a.scan.stops(),
         };
+        let pieces = {
+            let (module_scope, rewritten) = self.own_words_bound(a);
+            // (Room for the pieces of a small module, in one allocation: a
+            // few runs of module scope, and each rewritten function between
+            // two runs of the input.)
+            let runs = 2 * to_rewrite.len() + 64;
+            Pieces::with_capacity(module_scope + rewritten, rewritten, runs)
+        };
+        // (Rewrites only drop calls.)
+        let callees = (to_rewrite.iter())
+            .map(|&k| a.scan.callees(k as usize).len())
+            .sum();
+        let rests = match stops.is_empty() {
+            true => Rests::default(),
+            false => Rests::for_stops(a),
+        };
+        let removed_ids = IdBits::new(self.m.bound(), self.words.len());
+        let places = a.function_ids.len();
         let mut rewrites = Rewrites::new(
-            {
-                let (module_scope, rewritten) = self.own_words_bound(a);
-                // (Room for the pieces of a small module, in one
-                // allocation: a few runs of module scope, and each
-                // rewritten function between two runs of the input.)
-                let pieces = 2 * to_rewrite.len() + 64;
-                Pieces::with_capacity(module_scope + rewritten, rewritten, pieces)
-            },
+            pieces,
             to_rewrite.len(),
-            // Rewrites only drop calls.
-            (to_rewrite.iter())
-                .map(|&k| a.scan.callees(k as usize).len())
-                .sum(),
-            a.function_ids.len(),
-            IdBits::new(self.m.bound(), self.words.len()),
-            match stops.is_empty() {
-                true => Rests::default(),
-                false => Rests::for_stops(a),
-            },
+            callees,
+            places,
+            removed_ids,
+            rests,
         );
         let mut stops = stops.iter().peekable();
         // One rewrite's own words with their constants, and scratch for
